@@ -1,0 +1,31 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "ProteinAR",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "Molecule", targets: ["Molecule"]),
+        .executable(name: "proteinar", targets: ["proteinar"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        .target(
+            name: "Molecule",
+            dependencies: [.product(name: "CompressNIO", package: "compress-nio")],
+            resources: [.copy("Resources/ccd-bonds.tsv")]
+        ),
+        .executableTarget(
+            name: "proteinar",
+            dependencies: [
+                "Molecule",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "MoleculeTests", dependencies: ["Molecule"], resources: [.copy("Fixtures")]),
+    ],
+    swiftLanguageModes: [.v6]
+)
