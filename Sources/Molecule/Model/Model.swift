@@ -35,6 +35,9 @@ public struct Chain: Sendable, Equatable {
     public var entityIndex: Int?
     public var residueStart: Int32
     public var residueEnd: Int32
+    /// For a copy made by an assembly operator, the id of the chain it copies; file annotations
+    /// (helices, sheets, links) name that one.
+    public var sourceID: String?
 
     public init(id: String, labelID: String = "", entityIndex: Int? = nil, residueStart: Int32, residueEnd: Int32) {
         self.id = id; self.labelID = labelID; self.entityIndex = entityIndex
@@ -54,6 +57,9 @@ public struct Model: Sendable, Equatable {
     /// Residue-name label_asym_id (mmCIF subchain) per residue, for assembly expansion; empty
     /// when the file has no such ids (PDB), in which case chains' `labelID`s are used.
     public var residueLabelAsym: [String] = []
+    /// Bonds the file states for this model alone, by atom index (SDF/MOL bond blocks); empty for
+    /// formats whose bonds apply to every model (those are in `Structure.explicitBonds`).
+    public var bonds: [ModelBond] = []
 
     public init(number: Int) { self.number = number }
 
@@ -82,5 +88,14 @@ public struct Model: Sendable, Equatable {
         let res = residues[r]
         for a in res.atomRange where atoms.names[a] == name { return a }
         return nil
+    }
+}
+
+extension Model {
+    /// Bytes held by this model's arrays, for memory reports.
+    public var approximateByteCount: Int {
+        atoms.approximateByteCount + residues.capacity * MemoryLayout<Residue>.stride
+            + chains.capacity * MemoryLayout<Chain>.stride + residueLabelAsym.capacity * MemoryLayout<String>.stride
+            + bonds.capacity * MemoryLayout<ModelBond>.stride
     }
 }

@@ -1,0 +1,137 @@
+/// Finds the covalent bonds of a model:
+/// 1. within residues, from the Chemical Component Dictionary table (orders and aromaticity);
+/// 2. peptide (C–N) and phosphodiester (O3'–P) links between consecutive residues of a chain;
+/// 3. the bonds the file states (struct_conn, CONECT, LINK, SSBOND), hydrogen bonds excluded;
+/// 4. for residues the table does not know, every pair of atoms within covalent distance, found
+///    with a spatial grid.
+/// Every bond is checked against the covalent range of its two elements, so a wrong or
+/// symmetry-generated link in a file never yields a stretched bond. Atoms of different alternate
+/// locations are never bonded to each other.
+public enum BondBuilder {
+    public static func bonds(of model: Model, in structure: Structure, table: ComponentBondTable = .standard) -> BondList {
+        var list = BondList()
+        list.a.reserveCapacity(model.atoms.count + model.atoms.count / 8)
+        list.b.reserveCapacity(model.atoms.count + model.atoms.count / 8)
+        list.orders.reserveCapacity(model.atoms.count + model.atoms.count / 8)
+        var seen = Set<UInt64>()
+        let atoms = model.atoms
+        var unknownResidues: [Int] = []
+
+        func compatible(_ i: Int, _ j: Int) -> Bool {
+            let x = atoms.altLocs[i], y = atoms.altLocs[j]
+            return x == 0 || y == 0 || x == y
+        }
+        func inRange(_ i: Int, _ j: Int) -> Bool {
+            let d = simd_distance(atoms.positions[i], atoms.positions[j])
+            return CovalentRange.contains(distance: d, atoms.elements[i], atoms.elements[j])
+        }
+        func add(_ i: Int, _ j: Int, _ order: BondOrder, checkUnique: Bool) {
+            guard i != j, compatible(i, j), inRange(i, j) else { return }
+            if checkUnique {
+                let key = UInt64(UInt32(min(i, j))) << 32 | UInt64(UInt32(max(i, j)))
+                guard seen.insert(key).inserted else { return }
+            }
+            list.append(i, j, order)
+        }
+
+        // 1. Dictionary bonds inside each residue.
+        for (r, res) in model.residues.enumerated() {
+            guard let template = table.bonds(of: res.name) else {
+                if res.atomCount > 1 { unknownResidues.append(r) }
+                continue
+            }
+            let range = res.atomRange
+            for bond in template {
+                for i in range where atoms.names[i] == bond.atom1 {
+                    for j in range where atoms.names[j] == bond.atom2 { add(i, j, bond.order, checkUnique: false) }
+                }
+            }
+        }
+        func link(_ p: Int, _ q: Int) {
+            let prev = model.residues[p], next = model.residues[q]
+            let kinds = (prev.kind, next.kind)
+            let pair: (String, String)
+            if kinds.0 == .nucleotide || kinds.1 == .nucleotide { pair = ("O3'", "P") } else { pair = ("C", "N") }
+            for i in prev.atomRange where atoms.names[i] == pair.0 {
+                for j in next.atomRange where atoms.names[j] == pair.1 { add(i, j, .single, checkUnique: false) }
+            }
+        }
+        // 2. Links between consecutive residues; residues sharing a number (microheterogeneity) are
+        // alternatives, so each links to every alternative of its neighbour.
+        for chain in model.chains {
+            var previousGroup: [Int] = []
+            var group: [Int] = []
+            var r = chain.residueRange.lowerBound
+            while r < chain.residueRange.upperBound {
+                let res = model.residues[r]
+                group = [r]
+                var k = r + 1
+                while k < chain.residueRange.upperBound, model.residues[k].number == res.number,
+                      model.residues[k].insertionCode == res.insertionCode { group.append(k); k += 1 }
+                for p in previousGroup { for q in group { link(p, q) } }
+                previousGroup = group
+                r = k
+            }
+        }
+        // Pairs from steps 1-2 are unique by construction; later steps may repeat them.
+        for k in 0..<list.count { seen.insert(UInt64(UInt32(list.a[k])) << 32 | UInt64(UInt32(list.b[k]))) }
+
+        // 3. Bonds the file states.
+        if !structure.explicitBonds.isEmpty {
+            var residueIndex: [ResidueRef: [Int]] = [:]
+            for chain in model.chains {
+                for r in chain.residueRange {
+                    let res = model.residues[r]
+                    residueIndex[ResidueRef(chainID: chain.id, number: res.number, insertionCode: res.insertionCode), default: []].append(r)
+                }
+            }
+            func atomsMatching(_ ref: AtomRef) -> [Int] {
+                guard let rs = residueIndex[ref.residue] else { return [] }
+                var out: [Int] = []
+                for r in rs where ref.residueName.isEmpty || model.residues[r].name == ref.residueName {
+                    for i in model.residues[r].atomRange where atoms.names[i] == ref.atomName && (ref.altLoc == 0 || atoms.altLocs[i] == ref.altLoc) {
+                        out.append(i)
+                    }
+                }
+                return out
+            }
+            for bond in structure.explicitBonds where bond.kind != .hydrogen {
+                for i in atomsMatching(bond.a) { for j in atomsMatching(bond.b) { add(i, j, bond.order, checkUnique: true) } }
+            }
+        }
+
+        // Bonds an SDF/MOL record carries by atom index.
+        for bond in model.bonds {
+            let i = Int(bond.a), j = Int(bond.b)
+            guard i >= 0, j >= 0, i < atoms.count, j < atoms.count else { continue }
+            add(i, j, bond.order, checkUnique: true)
+        }
+
+        // 4. Distance fallback inside residues the table does not know (skipped for records that
+        // carry their own bonds).
+        if !unknownResidues.isEmpty, model.bonds.isEmpty {
+            var indices: [Int] = []
+            for r in unknownResidues { indices.append(contentsOf: model.residues[r].atomRange) }
+            let residueOf = model.residueIndexOfAtoms()
+            let points = indices.map { atoms.positions[$0] }
+            let maxRadius = indices.reduce(Float(0)) { max($0, atoms.elements[$1].covalentRadius) }
+            let grid = SpatialGrid(points: points, cellSize: 2 * maxRadius + CovalentRange.tolerance)
+            for (k, i) in indices.enumerated() {
+                grid.forEachCandidate(near: points[k]) { m in
+                    let j = indices[m]
+                    guard j > i, residueOf[i] == residueOf[j] else { return }
+                    // Hydrogens bond to one atom only: skip H–H pairs.
+                    if atoms.elements[i].isHydrogen && atoms.elements[j].isHydrogen { return }
+                    add(i, j, .single, checkUnique: true)
+                }
+            }
+        }
+        return list
+    }
+}
+
+@inline(__always)
+func simd_distance(_ a: SIMD3<Float>, _ b: SIMD3<Float>) -> Float {
+    let d = a - b
+    return (d * d).sum().squareRoot()
+}

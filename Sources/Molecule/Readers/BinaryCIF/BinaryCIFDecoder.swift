@@ -1,0 +1,483 @@
+/// Decodes BinaryCIF (https://github.com/molstar/BinaryCIF/blob/master/encoding.md) into the same
+/// `CIFBlock`s the text CIF parser produces.
+///
+/// A BinaryCIF file is MessagePack holding
+/// `{version, encoder, dataBlocks: [{header, categories: [{name, rowCount, columns: [{name, data, mask}]}]}]}`,
+/// where each `data`/`mask` is `{data: bin, encoding: [...]}` and the encodings are undone last to first.
+/// Malformed input throws `StructureReadError` naming the category and column; nothing traps, and the
+/// values a file may make the decoder create (run-length expansion) are capped.
+public enum BinaryCIFDecoder {
+    /// Default for `maxDecodedValues`: the most values the run-length steps of one file may expand to,
+    /// and the largest row count accepted, a guard against tiny files claiming huge arrays.
+    public static let defaultMaxDecodedValues = 500_000_000
+    /// The longest encoding list accepted for one array (real files use up to 4 steps).
+    static let maxEncodingSteps = 16
+
+    /// Decodes every data block of a BinaryCIF file (already gunzipped).
+    /// - Parameters:
+    ///   - fileName: used in error messages.
+    ///   - maxDecodedValues: cap on the values run-length decoding may create in the whole file, and on
+    ///     any category's row count.
+    public static func decode(_ bytes: [UInt8], fileName: String, maxDecodedValues: Int = defaultMaxDecodedValues) throws -> [CIFBlock] {
+        let root: MessagePackValue
+        do {
+            root = try MessagePack.decode(bytes)
+        } catch {
+            throw StructureReadError(file: fileName, byteOffset: error.offset, message: "malformed BinaryCIF (MessagePack): \(error.message)")
+        }
+        guard case .map = root else {
+            throw StructureReadError(file: fileName, byteOffset: 0, message: "not a BinaryCIF file: the top level is not a MessagePack map")
+        }
+        guard let dataBlocks = root["dataBlocks"]?.arrayValue else {
+            throw StructureReadError(file: fileName, byteOffset: 0, message: "not a BinaryCIF file: no 'dataBlocks' array")
+        }
+        var state = DecodeState(file: fileName, budget: maxDecodedValues, maxRows: maxDecodedValues)
+        var blocks: [CIFBlock] = []
+        blocks.reserveCapacity(dataBlocks.count)
+        for (index, blockValue) in dataBlocks.enumerated() {
+            guard let categories = blockValue["categories"]?.arrayValue else {
+                throw StructureReadError(file: fileName, field: "data block \(index + 1)", message: "no 'categories' array")
+            }
+            var block = CIFBlock(name: blockValue["header"]?.stringValue ?? "")
+            block.categories.reserveCapacity(categories.count)
+            for categoryValue in categories {
+                let category = try decodeCategory(categoryValue, blockIndex: index, state: &state)
+                block.categories[category.name] = category
+            }
+            blocks.append(block)
+        }
+        return blocks
+    }
+
+    // MARK: - Categories and columns
+
+    struct DecodeState {
+        let file: String
+        /// Values run-length decoding may still create.
+        var budget: Int
+        /// The largest row count accepted.
+        var maxRows: Int
+    }
+
+    /// Where an error happened: the category (as written, e.g. "_atom_site"), the column, and the
+    /// byte offset of the data concerned. The field text is only built when an error is thrown.
+    struct Site {
+        let file: String
+        let category: String
+        var column: String? = nil
+        var offset: Int? = nil
+
+        func at(_ offset: Int?) -> Site {
+            var s = self
+            s.offset = offset
+            return s
+        }
+
+        func error(_ message: String) -> StructureReadError {
+            StructureReadError(file: file, byteOffset: offset, field: column.map { "\(category).\($0)" } ?? category, message: message)
+        }
+    }
+
+    /// Lower case, without allocating when the name already is lower-case ASCII.
+    static func lowercaseKey(_ name: Substring) -> String {
+        if name.utf8.allSatisfy({ $0 < 0x80 && !($0 >= 0x41 && $0 <= 0x5A) }) { return String(name) }
+        return name.lowercased()
+    }
+
+    static func decodeCategory(_ value: MessagePackValue, blockIndex: Int, state: inout DecodeState) throws -> CIFCategory {
+        guard let rawName = value["name"]?.stringValue else {
+            throw StructureReadError(file: state.file, field: "data block \(blockIndex + 1)", message: "category without a name")
+        }
+        let key = lowercaseKey(rawName.hasPrefix("_") ? rawName.dropFirst() : rawName[...])
+        let columns = value["columns"]?.arrayValue ?? []
+        let firstOffset = columns.first?["data"]?["data"]?.binaryValue?.startIndex
+        let site = Site(file: state.file, category: rawName, offset: firstOffset)
+        guard let rowCount = value["rowCount"]?.intValue else { throw site.error("no integer 'rowCount'") }
+        guard rowCount >= 0, rowCount <= state.maxRows else { throw site.error("rowCount \(rowCount) is out of range") }
+        guard value["columns"]?.arrayValue != nil else { throw site.error("no 'columns' array") }
+
+        var category = CIFCategory(name: key, rowCount: rowCount)
+        category.columns.reserveCapacity(columns.count)
+        for columnValue in columns {
+            guard let columnName = columnValue["name"]?.stringValue else { throw site.error("column without a name") }
+            let column = try decodeColumn(columnValue, site: Site(file: state.file, category: rawName, column: columnName), rowCount: rowCount, state: &state)
+            category.columns[lowercaseKey(columnName[...])] = column
+        }
+        return category
+    }
+
+    static func decodeColumn(_ value: MessagePackValue, site columnSite: Site, rowCount: Int, state: inout DecodeState) throws -> CIFColumn {
+        guard let data = value["data"] else { throw columnSite.error("column has no 'data'") }
+        let values = try decodeData(data, what: "data", site: columnSite, state: &state)
+        let site = columnSite.at(data["data"]?.binaryValue?.startIndex)
+
+        var mask: [UInt8]? = nil
+        if let maskValue = value["mask"], !maskValue.isNull {
+            let maskSite = columnSite.at(maskValue["data"]?.binaryValue?.startIndex)
+            guard case .ints(let m) = try decodeData(maskValue, what: "mask", site: columnSite, state: &state) else {
+                throw maskSite.error("mask does not decode to integers")
+            }
+            guard m.count == rowCount else {
+                throw maskSite.error("mask has \(m.count) values but the category has \(rowCount) rows")
+            }
+            var anyAbsent = false
+            let bytes = try m.withUnsafeBufferPointer { src throws(StructureReadError) -> [UInt8] in
+                var bad: Int32? = nil
+                let out = [UInt8](unsafeUninitializedCapacity: src.count) { dst, n in
+                    for i in 0..<src.count {
+                        let v = src[i]
+                        if v != 0 { anyAbsent = true; if v < 0 || v > 2 { bad = v } }
+                        dst[i] = UInt8(truncatingIfNeeded: v)
+                    }
+                    n = src.count
+                }
+                if let bad { throw maskSite.error("mask value \(bad) is not 0, 1 or 2") }
+                return out
+            }
+            mask = anyAbsent ? bytes : nil
+        }
+
+        func checkCount(_ n: Int) throws {
+            guard n == rowCount else { throw site.error("decodes to \(n) values but the category has \(rowCount) rows") }
+        }
+        switch values {
+        case .ints(let v): try checkCount(v.count); return CIFColumn(.ints(v, mask: mask))
+        case .doubles(let v): try checkCount(v.count); return CIFColumn(.doubles(v, mask: mask))
+        case .strings(let v): try checkCount(v.count); return CIFColumn(.strings(v, mask: mask))
+        case .bytes: throw site.error("encoding list leaves raw bytes (no ByteArray step)")
+        }
+    }
+
+    /// Decodes an `{data: bin, encoding: [...]}` map.
+    static func decodeData(_ value: MessagePackValue, what: String, site columnSite: Site, state: inout DecodeState) throws -> Decoded {
+        guard let bytes = value["data"]?.binaryValue else { throw columnSite.error("\(what) has no binary 'data'") }
+        let site = columnSite.at(bytes.startIndex)
+        guard let encodings = value["encoding"]?.arrayValue else { throw site.error("\(what) has no 'encoding' list") }
+        return try applyEncodings(encodings, to: .bytes(bytes), site: site, state: &state, depth: 0)
+    }
+
+    // MARK: - Encodings
+
+    /// An array between decoding steps.
+    enum Decoded {
+        case bytes(ArraySlice<UInt8>)
+        case ints([Int32])
+        case doubles([Double])
+        case strings([String])
+
+        var kindName: String {
+            switch self {
+            case .bytes: return "raw bytes"
+            case .ints: return "integers"
+            case .doubles: return "floating-point numbers"
+            case .strings: return "strings"
+            }
+        }
+    }
+
+    /// Undoes `encodings`, last first.
+    static func applyEncodings(_ encodings: [MessagePackValue], to input: Decoded, site: Site, state: inout DecodeState, depth: Int) throws -> Decoded {
+        guard encodings.count <= maxEncodingSteps else {
+            throw site.error("\(encodings.count) encoding steps (at most \(maxEncodingSteps) accepted)")
+        }
+        var current = input
+        for encoding in encodings.reversed() {
+            current = try applyEncoding(encoding, to: current, site: site, state: &state, depth: depth)
+        }
+        return current
+    }
+
+    static func applyEncoding(_ encoding: MessagePackValue, to input: Decoded, site: Site, state: inout DecodeState, depth: Int) throws -> Decoded {
+        guard let kind = encoding["kind"]?.stringValue else { throw site.error("encoding without a 'kind'") }
+
+        func ints(_ step: String) throws -> [Int32] {
+            guard case .ints(let v) = input else { throw site.error("\(step) expects integers but got \(input.kindName)") }
+            return v
+        }
+        func int(_ key: String) throws -> Int {
+            guard let v = encoding[key]?.intValue else { throw site.error("\(kind) encoding has no integer '\(key)'") }
+            return v
+        }
+        func number(_ key: String) throws -> Double {
+            guard let v = encoding[key]?.doubleValue, v.isFinite else { throw site.error("\(kind) encoding has no finite number '\(key)'") }
+            return v
+        }
+
+        switch kind {
+        case "ByteArray":
+            guard case .bytes(let raw) = input else { throw site.error("ByteArray expects raw bytes but got \(input.kindName)") }
+            return try byteArray(raw, type: try int("type"), site: site)
+
+        case "FixedPoint":
+            let factor = try number("factor")
+            guard factor != 0 else { throw site.error("FixedPoint factor is 0") }
+            return .doubles(fixedPoint(try ints(kind), factor: factor))
+
+        case "IntervalQuantization":
+            let lo = try number("min"), hi = try number("max"), steps = try int("numSteps")
+            guard steps >= 2 else { throw site.error("IntervalQuantization numSteps \(steps) is below 2") }
+            return .doubles(intervalQuantization(try ints(kind), min: lo, max: hi, numSteps: steps))
+
+        case "RunLength":
+            return .ints(try runLength(try ints(kind), srcSize: try int("srcSize"), site: site, state: &state))
+
+        case "Delta":
+            let origin = try int("origin")
+            guard let o = Int32(exactly: origin) else { throw site.error("Delta origin \(origin) does not fit 32 bits") }
+            return .ints(delta(try ints(kind), origin: o))
+
+        case "IntegerPacking":
+            let byteCount = try int("byteCount")
+            let unsigned = encoding["isUnsigned"]?.boolValue ?? false
+            return .ints(try integerPacking(try ints(kind), byteCount: byteCount, isUnsigned: unsigned, srcSize: try int("srcSize"), site: site))
+
+        case "StringArray":
+            guard depth < 4 else { throw site.error("StringArray nested too deeply") }
+            return .strings(try stringArray(encoding, input: input, site: site, state: &state, depth: depth))
+
+        default:
+            throw site.error("unknown encoding kind '\(kind)'")
+        }
+    }
+
+    /// Little-endian numbers. Int8...Uint16 and Int32 become Int32; Uint32 too unless a value
+    /// exceeds Int32.max (then Double); Float32/Float64 become Double.
+    static func byteArray(_ raw: ArraySlice<UInt8>, type: Int, site: Site) throws -> Decoded {
+        let size: Int
+        switch type {
+        case 1, 4: size = 1
+        case 2, 5: size = 2
+        case 3, 6, 32: size = 4
+        case 33: size = 8
+        default: throw site.error("ByteArray type \(type) is not one of Int8(1) Int16(2) Int32(3) Uint8(4) Uint16(5) Uint32(6) Float32(32) Float64(33)")
+        }
+        guard raw.count % size == 0 else {
+            throw site.error("ByteArray of \(raw.count) bytes is not a whole number of \(size)-byte values")
+        }
+        let n = raw.count / size
+        return raw.withUnsafeBytes { src -> Decoded in
+            func intArray(_ load: (Int) -> Int32) -> [Int32] {
+                [Int32](unsafeUninitializedCapacity: n) { dst, count in
+                    for i in 0..<n { dst[i] = load(i) }
+                    count = n
+                }
+            }
+            func doubleArray(_ load: (Int) -> Double) -> [Double] {
+                [Double](unsafeUninitializedCapacity: n) { dst, count in
+                    for i in 0..<n { dst[i] = load(i) }
+                    count = n
+                }
+            }
+            switch type {
+            case 1: return .ints(intArray { Int32(Int8(bitPattern: src[$0])) })
+            case 4: return .ints(intArray { Int32(src[$0]) })
+            case 2: return .ints(intArray { Int32(Int16(littleEndian: src.loadUnaligned(fromByteOffset: $0 &* 2, as: Int16.self))) })
+            case 5: return .ints(intArray { Int32(UInt16(littleEndian: src.loadUnaligned(fromByteOffset: $0 &* 2, as: UInt16.self))) })
+            case 3: return .ints(intArray { Int32(littleEndian: src.loadUnaligned(fromByteOffset: $0 &* 4, as: Int32.self)) })
+            case 6:
+                var fits = true
+                for i in 0..<n where UInt32(littleEndian: src.loadUnaligned(fromByteOffset: i &* 4, as: UInt32.self)) > UInt32(Int32.max) {
+                    fits = false
+                    break
+                }
+                if fits {
+                    return .ints(intArray { Int32(truncatingIfNeeded: UInt32(littleEndian: src.loadUnaligned(fromByteOffset: $0 &* 4, as: UInt32.self))) })
+                }
+                return .doubles(doubleArray { Double(UInt32(littleEndian: src.loadUnaligned(fromByteOffset: $0 &* 4, as: UInt32.self))) })
+            case 32:
+                return .doubles(doubleArray { Double(Float(bitPattern: UInt32(littleEndian: src.loadUnaligned(fromByteOffset: $0 &* 4, as: UInt32.self)))) })
+            default:
+                return .doubles(doubleArray { Double(bitPattern: UInt64(littleEndian: src.loadUnaligned(fromByteOffset: $0 &* 8, as: UInt64.self))) })
+            }
+        }
+    }
+
+    /// value / factor, divided (not multiplied by 1/factor) so 12345 / 1000 is exactly the Double
+    /// nearest 12.345, as the text "12.345" would parse. Kept in Double even for srcType Float32.
+    static func fixedPoint(_ input: [Int32], factor: Double) -> [Double] {
+        input.withUnsafeBufferPointer { src in
+            [Double](unsafeUninitializedCapacity: src.count) { dst, n in
+                for i in 0..<src.count { dst[i] = Double(src[i]) / factor }
+                n = src.count
+            }
+        }
+    }
+
+    static func intervalQuantization(_ input: [Int32], min lo: Double, max hi: Double, numSteps: Int) -> [Double] {
+        let step = (hi - lo) / Double(numSteps - 1)
+        return input.withUnsafeBufferPointer { src in
+            [Double](unsafeUninitializedCapacity: src.count) { dst, n in
+                for i in 0..<src.count { dst[i] = lo + step * Double(src[i]) }
+                n = src.count
+            }
+        }
+    }
+
+    /// (value, count) pairs expanded. The counts are summed and checked against `srcSize` and the
+    /// file's remaining budget before anything is allocated.
+    static func runLength(_ input: [Int32], srcSize: Int, site: Site, state: inout DecodeState) throws -> [Int32] {
+        guard input.count % 2 == 0 else { throw site.error("RunLength data has an odd number (\(input.count)) of values") }
+        let total = try input.withUnsafeBufferPointer { src throws(StructureReadError) -> Int in
+            var total = 0
+            var i = 1
+            while i < src.count {
+                let c = src[i]
+                guard c >= 0 else { throw site.error("RunLength repeat count \(c) is negative") }
+                total += Int(c)  // at most 2^31 pairs of counts below 2^31: cannot overflow Int64
+                i += 2
+            }
+            return total
+        }
+        guard total == srcSize else { throw site.error("RunLength expands to \(total) values but srcSize is \(srcSize)") }
+        guard total <= state.budget else {
+            throw site.error("RunLength expands to \(total) values, past what is left (\(state.budget)) of the limit on decoded values per file")
+        }
+        state.budget -= total
+        return input.withUnsafeBufferPointer { src in
+            [Int32](unsafeUninitializedCapacity: total) { dst, n in
+                var k = 0
+                var i = 0
+                while i + 1 < src.count {
+                    let v = src[i], c = Int(src[i + 1])
+                    for j in k..<(k + c) { dst[j] = v }
+                    k += c
+                    i += 2
+                }
+                n = k
+            }
+        }
+    }
+
+    /// Running sum starting from `origin`, wrapping like a 32-bit typed array would.
+    static func delta(_ input: [Int32], origin: Int32) -> [Int32] {
+        input.withUnsafeBufferPointer { src in
+            [Int32](unsafeUninitializedCapacity: src.count) { dst, n in
+                var acc = origin
+                for i in 0..<src.count {
+                    acc = acc &+ src[i]
+                    dst[i] = acc
+                }
+                n = src.count
+            }
+        }
+    }
+
+    /// Values stored in 8 or 16 bits; a value at the type's limit continues into the next one.
+    static func integerPacking(_ input: [Int32], byteCount: Int, isUnsigned: Bool, srcSize: Int, site: Site) throws -> [Int32] {
+        let upper: Int32, lower: Int32
+        switch (byteCount, isUnsigned) {
+        case (1, true): upper = 0xFF; lower = 0  // lower unused for unsigned
+        case (2, true): upper = 0xFFFF; lower = 0
+        case (1, false): upper = 0x7F; lower = -0x80
+        case (2, false): upper = 0x7FFF; lower = -0x8000
+        default: throw site.error("IntegerPacking byteCount \(byteCount) is not 1 or 2")
+        }
+        guard srcSize >= 0, srcSize <= input.count else {
+            throw site.error("IntegerPacking srcSize \(srcSize) is more than its \(input.count) packed values can hold")
+        }
+        return try input.withUnsafeBufferPointer { src throws(StructureReadError) -> [Int32] in
+            let n = src.count
+            var out = [Int32]()
+            out.reserveCapacity(srcSize)
+            var i = 0
+            if isUnsigned {
+                while i < n {
+                    var value: Int32 = 0
+                    var t = src[i]
+                    while t == upper {
+                        value = value &+ t
+                        i += 1
+                        guard i < n else { throw site.error("IntegerPacking data ends inside a continued value") }
+                        t = src[i]
+                    }
+                    out.append(value &+ t)
+                    i += 1
+                }
+            } else {
+                while i < n {
+                    var value: Int32 = 0
+                    var t = src[i]
+                    while t == upper || t == lower {
+                        value = value &+ t
+                        i += 1
+                        guard i < n else { throw site.error("IntegerPacking data ends inside a continued value") }
+                        t = src[i]
+                    }
+                    out.append(value &+ t)
+                    i += 1
+                }
+            }
+            guard out.count == srcSize else {
+                throw site.error("IntegerPacking unpacks to \(out.count) values but srcSize is \(srcSize)")
+            }
+            return out
+        }
+    }
+
+    /// Unique strings concatenated in `stringData`, cut at `offsets` (decoded by `offsetEncoding`);
+    /// the input, decoded by `dataEncoding`, indexes them, -1 (any negative) meaning an empty string.
+    /// Offsets count bytes when `stringData` is ASCII, else UTF-16 code units as Mol*'s encoder writes.
+    static func stringArray(_ encoding: MessagePackValue, input: Decoded, site: Site, state: inout DecodeState, depth: Int) throws -> [String] {
+        guard let stringData = encoding["stringData"]?.stringValue else { throw site.error("StringArray has no 'stringData' string") }
+        guard let offsetBytes = encoding["offsets"]?.binaryValue else { throw site.error("StringArray has no binary 'offsets'") }
+        guard let offsetEncoding = encoding["offsetEncoding"]?.arrayValue else { throw site.error("StringArray has no 'offsetEncoding' list") }
+        guard let dataEncoding = encoding["dataEncoding"]?.arrayValue else { throw site.error("StringArray has no 'dataEncoding' list") }
+
+        let offsetSite = site.at(offsetBytes.startIndex)
+        guard case .ints(let offsets) = try applyEncodings(offsetEncoding, to: .bytes(offsetBytes), site: offsetSite, state: &state, depth: depth + 1) else {
+            throw offsetSite.error("StringArray offsets do not decode to integers")
+        }
+        guard case .ints(let indices) = try applyEncodings(dataEncoding, to: input, site: site, state: &state, depth: depth + 1) else {
+            throw site.error("StringArray indices do not decode to integers")
+        }
+
+        // The distinct strings.
+        let uniqueCount = Swift.max(offsets.count - 1, 0)
+        var unique: [String] = []
+        unique.reserveCapacity(uniqueCount)
+        var badRange: (Int, Int, Int)? = nil
+        var text = stringData
+        let isASCII = text.withUTF8 { utf8 -> Bool in
+            guard !utf8.contains(where: { $0 >= 0x80 }) else { return false }
+            for k in 0..<uniqueCount {
+                let a = Int(offsets[k]), b = Int(offsets[k + 1])
+                guard a >= 0, a <= b, b <= utf8.count else { badRange = (a, b, utf8.count); break }
+                unique.append(String(decoding: UnsafeBufferPointer(rebasing: utf8[a..<b]), as: UTF8.self))
+            }
+            return true
+        }
+        if let (a, b, n) = badRange {
+            throw offsetSite.error("StringArray offsets \(a)..<\(b) are out of range for \(n) bytes of string data")
+        }
+        if !isASCII {
+            let utf16 = Array(stringData.utf16)
+            for k in 0..<uniqueCount {
+                let a = Int(offsets[k]), b = Int(offsets[k + 1])
+                guard a >= 0, a <= b, b <= utf16.count else {
+                    throw offsetSite.error("StringArray offsets \(a)..<\(b) are out of range for \(utf16.count) UTF-16 units of string data")
+                }
+                unique.append(String(decoding: utf16[a..<b], as: UTF16.self))
+            }
+        }
+
+        // Check every index first, then fill without further checks.
+        let count = indices.count
+        let bad = indices.withUnsafeBufferPointer { src -> Int32? in
+            var bad: Int32? = nil
+            for i in 0..<count where Int(src[i]) >= uniqueCount { bad = src[i]; break }
+            return bad
+        }
+        if let bad { throw site.error("StringArray index \(bad) is past its \(uniqueCount) strings") }
+        return indices.withUnsafeBufferPointer { src in
+            unique.withUnsafeBufferPointer { strings in
+                [String](unsafeUninitializedCapacity: count) { dst, n in
+                    for i in 0..<count {
+                        let index = Int(src[i])
+                        dst.initializeElement(at: i, to: index < 0 ? "" : strings[index])
+                    }
+                    n = count
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,500 @@
+/// Reads MDL molfiles and SD files (V2000 and V3000 connection tables, `M  CHG`, data items).
+///
+/// Each record becomes one `Model` (numbered 1, 2, … in file order) holding one chain "A" with one
+/// residue numbered 1. The residue is named after the record's title line when that is a short code
+/// (1–3 letters or digits, e.g. "ATP"), otherwise "LIG". Atoms are named element + 1-based index in
+/// the record ("C1", "O2", …), are HETATMs, and have serials 1…n. The record's bonds are kept in
+/// `Model.bonds` (0-based atom indices); its data items and title are in `Structure.recordProperties`
+/// (one dictionary per model, the title under "title").
+enum SDFReader {
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>, fileName: String) throws -> Structure {
+        var parser = SDFParser(lines: MoleculeTextLines(bytes), fileName: fileName)
+        return try parser.parse()
+    }
+}
+
+private struct SDFParser {
+    var lines: MoleculeTextLines
+    let fileName: String
+    var sawTerminator = false
+
+    // The record being read.
+    var atoms = AtomTable()
+    var bonds: [ModelBond] = []
+    var properties: [String: String] = [:]
+    var sawChargeLine = false
+
+    init(lines: MoleculeTextLines, fileName: String) {
+        self.lines = lines
+        self.fileName = fileName
+    }
+
+    func error(_ message: String, field: String?, line: Int? = nil) -> StructureReadError {
+        StructureReadError(file: fileName, line: line ?? max(1, lines.lineNumber), field: field, message: message)
+    }
+
+    /// The error for input that ends (or a record that stops) before `M  END`.
+    func missingEnd(_ what: String) -> StructureReadError {
+        error("\(what) before the connection table's M  END line", field: "M  END")
+    }
+
+    mutating func parse() throws -> Structure {
+        var structure = Structure()
+        var records = 0
+        while !lines.restIsBlank {
+            guard let titleLine = lines.next() else { break }
+            let title = lines.trimmed(titleLine)
+            // "$$$$" straight after "$$$$": an empty record, skipped.
+            if lines.equals(title, "$$$$") { sawTerminator = true; continue }
+            try readRecord()
+            records += 1
+
+            let titleText = lines.string(title)
+            var model = Model(number: records)
+            model.atoms = atoms
+            if !atoms.isEmpty {
+                model.residues = [Residue(name: SDFParser.residueName(titleText), number: 1,
+                                          atomStart: 0, atomEnd: Int32(atoms.count))]
+                model.chains = [Chain(id: "A", labelID: "A", residueStart: 0, residueEnd: 1)]
+            }
+            model.bonds = bonds
+            structure.models.append(model)
+            if records == 1 { structure.metadata.title = titleText }
+            var props = properties
+            if props["title"] == nil { props["title"] = titleText }
+            structure.recordProperties.append(props)
+        }
+        guard records > 0 else {
+            throw StructureReadError(file: fileName, line: 1, field: "header",
+                                     message: "no molecule record (empty input)")
+        }
+        structure.sourceFormat = (records == 1 && !sawTerminator) ? .mol2000 : .sdf
+        return structure
+    }
+
+    /// A title that looks like a component code ("ATP", "hem") names the residue; anything else gives "LIG".
+    static func residueName(_ title: String) -> String {
+        let u = title.utf8
+        guard (1...3).contains(u.count) else { return "LIG" }
+        for b in u {
+            let isAlnum = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+            if !isAlnum { return "LIG" }
+        }
+        return title.uppercased()
+    }
+
+    // MARK: - One record
+
+    mutating func readRecord() throws {
+        atoms = AtomTable()
+        bonds = []
+        properties = [:]
+        sawChargeLine = false
+
+        // Header: program/timestamp line and comment line, then the counts line.
+        for what in ["program line (header line 2)", "comment line (header line 3)"] {
+            guard let l = lines.next() else {
+                throw error("input ends before the record's \(what)", field: "header")
+            }
+            if lines.equals(lines.trimmed(l), "$$$$") { throw missingEnd("record ends in its header") }
+        }
+        guard let counts = lines.next() else {
+            throw error("input ends before the record's counts line", field: "counts line")
+        }
+        if lines.equals(lines.trimmed(counts), "$$$$") { throw missingEnd("record ends in its header") }
+
+        if contains(counts, "V3000") {
+            try readV3000()
+        } else {
+            let (na, nb) = try countsV2000(counts)
+            try readV2000(atomCount: na, bondCount: nb)
+        }
+        try readDataItems()
+    }
+
+    func contains(_ r: Range<Int>, _ text: StaticString) -> Bool {
+        let n = text.utf8CodeUnitCount
+        guard r.count >= n else { return false }
+        var i = r.lowerBound
+        while i + n <= r.upperBound {
+            if lines.hasPrefix(i..<r.upperBound, text) { return true }
+            i += 1
+        }
+        return false
+    }
+
+    func countsV2000(_ l: Range<Int>) throws -> (Int, Int) {
+        var na = lines.int(lines.columns(l, 0, 3))
+        var nb = lines.int(lines.columns(l, 3, 6))
+        if na == nil || nb == nil {
+            // Not in fixed columns: accept whitespace-separated counts.
+            let t = lines.tokens(l, limit: 2)
+            if t.count == 2 { na = lines.int(t[0]); nb = lines.int(t[1]) }
+        }
+        guard let na else { throw error("atom count is not a number", field: "counts line atoms (columns 1-3)") }
+        guard let nb else { throw error("bond count is not a number", field: "counts line bonds (columns 4-6)") }
+        guard na >= 0, na <= MoleculeTextLimits.maxAtomsPerRecord else {
+            throw error("atom count \(na) is out of range 0...\(MoleculeTextLimits.maxAtomsPerRecord)",
+                        field: "counts line atoms (columns 1-3)")
+        }
+        guard nb >= 0, nb <= MoleculeTextLimits.maxBondsPerRecord else {
+            throw error("bond count \(nb) is out of range 0...\(MoleculeTextLimits.maxBondsPerRecord)",
+                        field: "counts line bonds (columns 4-6)")
+        }
+        return (na, nb)
+    }
+
+    // MARK: - V2000
+
+    mutating func readV2000(atomCount na: Int, bondCount nb: Int) throws {
+        // Reserve no more than the remaining input could hold (a damaged count must not allocate gigabytes).
+        let remaining = lines.bytes.count - lines.position
+        atoms.reserveCapacity(min(na, remaining / 32 + 1))
+        bonds.reserveCapacity(min(nb, remaining / 10 + 1))
+
+        for i in 0..<na {
+            guard let l = lines.next() else {
+                throw error("input ends after \(i) of the \(na) atoms the counts line declares", field: "atom block")
+            }
+            try appendV2000Atom(l, index: i)
+        }
+        for k in 0..<nb {
+            guard let l = lines.next() else {
+                throw error("input ends after \(k) of the \(nb) bonds the counts line declares", field: "bond block")
+            }
+            try appendV2000Bond(l, number: k + 1, atomCount: na)
+        }
+        // Properties block, up to M  END.
+        while true {
+            guard let l = lines.next() else { throw missingEnd("input ends") }
+            if lines.hasPrefix(l, "M  END") { break }
+            if lines.equals(lines.trimmed(l), "$$$$") { throw missingEnd("record ends") }
+            if lines.hasPrefix(l, "M  CHG") {
+                try applyChargeLine(l)
+            } else if lines.hasPrefix(l, "A  ") || lines.hasPrefix(l, "G  ") {
+                // Atom alias / group abbreviation: the text is on the next line.
+                guard lines.next() != nil else { throw missingEnd("input ends") }
+            } else if lines.hasPrefix(l, "S  SKP") {
+                guard let n = lines.int(lines.columns(l, 6, 9)), n >= 0 else {
+                    throw error("skip count is not a number", field: "S  SKP (columns 7-9)")
+                }
+                for _ in 0..<n where lines.next() == nil { throw missingEnd("input ends") }
+            }
+        }
+    }
+
+    mutating func appendV2000Atom(_ l: Range<Int>, index i: Int) throws {
+        var x = lines.double(lines.columns(l, 0, 10))
+        var y = lines.double(lines.columns(l, 10, 20))
+        var z = lines.double(lines.columns(l, 20, 30))
+        var symbol = lines.trimmed(lines.columns(l, 31, 34))
+        var chargeCode: Int? = 0
+        if x != nil, y != nil, z != nil, !symbol.isEmpty {
+            let c = lines.columns(l, 36, 39)
+            chargeCode = lines.isBlank(c) ? 0 : lines.int(c)
+        } else {
+            // Not in fixed columns: "x y z symbol [massdiff charge ...]".
+            let t = lines.tokens(l, limit: 6)
+            if t.count >= 4 {
+                x = lines.double(t[0]); y = lines.double(t[1]); z = lines.double(t[2]); symbol = t[3]
+                chargeCode = t.count >= 6 ? lines.int(t[5]) : 0
+            } else {
+                symbol = l.upperBound..<l.upperBound
+            }
+        }
+        let n = i + 1
+        guard let x else { throw error("atom \(n): x is not a number", field: "atom block x (columns 1-10)") }
+        guard let y else { throw error("atom \(n): y is not a number", field: "atom block y (columns 11-20)") }
+        guard let z else { throw error("atom \(n): z is not a number", field: "atom block z (columns 21-30)") }
+        guard !symbol.isEmpty else {
+            throw error("atom \(n): no atom symbol", field: "atom block symbol (columns 32-34)")
+        }
+        guard let chargeCode else {
+            throw error("atom \(n): charge code is not a number", field: "atom block charge (columns 37-39)")
+        }
+        // Codes 1…7 stand for +3, +2, +1, doublet radical, −1, −2, −3.
+        let charge: Int8
+        switch chargeCode {
+        case 1...3: charge = Int8(4 - chargeCode)
+        case 5...7: charge = Int8(4 - chargeCode)
+        default: charge = 0
+        }
+        try appendAtom(index: i, symbol: symbol, x: x, y: y, z: z, charge: charge, field: "atom block")
+    }
+
+    mutating func appendAtom(index i: Int, symbol: Range<Int>, x: Double, y: Double, z: Double,
+                             charge: Int8, field: String) throws {
+        let p = SIMD3<Float>(Float(x), Float(y), Float(z))
+        guard p.x.isFinite, p.y.isFinite, p.z.isFinite else {
+            throw error("atom \(i + 1): coordinate out of range", field: "\(field) coordinates")
+        }
+        let element = SDFParser.element(lines.slice(symbol))
+        atoms.append(Atom(name: "\(element.symbol)\(i + 1)", element: element, serial: Int32(i + 1),
+                          formalCharge: charge, isHetero: true, position: p))
+    }
+
+    /// Element of an atom symbol; query atoms, R groups and lists ("A", "Q", "R#", "[C,N]") are unknown.
+    static func element(_ s: UnsafeBufferPointer<UInt8>) -> Element {
+        var b = s
+        if b.count >= 2, b[0] == 0x22, b[b.count - 1] == 0x22 { b = UnsafeBufferPointer(rebasing: b[1..<(b.count - 1)]) }
+        switch b.count {
+        case 1: return Element.lookup(b[0], 0) ?? .unknown
+        case 2: return Element.lookup(b[0], b[1]) ?? .unknown
+        default: return .unknown
+        }
+    }
+
+    mutating func appendV2000Bond(_ l: Range<Int>, number k: Int, atomCount na: Int) throws {
+        var a = lines.int(lines.columns(l, 0, 3))
+        var b = lines.int(lines.columns(l, 3, 6))
+        var type = lines.int(lines.columns(l, 6, 9))
+        if a == nil || b == nil || type == nil {
+            let t = lines.tokens(l, limit: 3)
+            if t.count == 3 { a = lines.int(t[0]); b = lines.int(t[1]); type = lines.int(t[2]) }
+        }
+        guard let a else { throw error("bond \(k): first atom is not a number", field: "bond block first atom (columns 1-3)") }
+        guard let b else { throw error("bond \(k): second atom is not a number", field: "bond block second atom (columns 4-6)") }
+        guard let type else { throw error("bond \(k): bond type is not a number", field: "bond block type (columns 7-9)") }
+        guard a >= 1, a <= na else {
+            throw error("bond \(k): atom \(a) is out of range 1...\(na)", field: "bond block first atom (columns 1-3)")
+        }
+        guard b >= 1, b <= na else {
+            throw error("bond \(k): atom \(b) is out of range 1...\(na)", field: "bond block second atom (columns 4-6)")
+        }
+        guard a != b else { throw error("bond \(k) joins atom \(a) to itself", field: "bond block second atom (columns 4-6)") }
+        bonds.append(ModelBond(a: Int32(a - 1), b: Int32(b - 1), order: SDFParser.order(type)))
+    }
+
+    static func order(_ type: Int) -> BondOrder {
+        switch type {
+        case 1: return .single
+        case 2: return .double
+        case 3: return .triple
+        case 4: return .aromatic
+        default: return .unknown
+        }
+    }
+
+    /// `M  CHGnn8 aaa vvv …`: the first such line of a record replaces all the atom block's charges.
+    mutating func applyChargeLine(_ l: Range<Int>) throws {
+        let t = lines.tokens(lines.columns(l, 6, l.count), limit: 17)
+        guard let first = t.first, let n = lines.int(first), n >= 0, n <= 8 else {
+            throw error("entry count is missing or not 0...8", field: "M  CHG count (columns 7-9)")
+        }
+        guard t.count >= 1 + 2 * n else {
+            throw error("declares \(n) entries but holds \(max(0, (t.count - 1) / 2))", field: "M  CHG")
+        }
+        if !sawChargeLine {
+            sawChargeLine = true
+            for i in atoms.formalCharges.indices { atoms.formalCharges[i] = 0 }
+        }
+        for e in 0..<n {
+            guard let a = lines.int(t[1 + 2 * e]), a >= 1, a <= atoms.count else {
+                throw error("entry \(e + 1): atom is not a number in 1...\(atoms.count)", field: "M  CHG atom")
+            }
+            guard let v = lines.int(t[2 + 2 * e]) else {
+                throw error("entry \(e + 1): charge is not a number", field: "M  CHG charge")
+            }
+            atoms.formalCharges[a - 1] = Int8(clamping: v)
+        }
+    }
+
+    // MARK: - V3000
+
+    mutating func readV3000() throws {
+        enum Block { case none, atom, bond }
+        var block = Block.none
+        var skipDepth = 0
+        var declaredAtoms: Int?, declaredBonds: Int?, countsLine = 0
+        var indexOfID: [Int: Int32] = [:]
+        var pendingBonds: [(a: Int, b: Int, order: BondOrder, line: Int, number: Int)] = []
+        var chargeLines: [(Range<Int>, Int)] = []
+
+        while true {
+            guard let l = lines.next() else { throw missingEnd("input ends") }
+            if lines.hasPrefix(l, "M  END") { break }
+            if lines.equals(lines.trimmed(l), "$$$$") { throw missingEnd("record ends") }
+            if lines.hasPrefix(l, "M  CHG") { chargeLines.append((l, lines.lineNumber)); continue }
+            guard lines.hasPrefix(l, "M  V30") else { continue }
+            let lineNumber = lines.lineNumber
+
+            // The logical line: a trailing "-" continues it on the next "M  V30 " line.
+            var text = Array(lines.slice(lines.columns(l, 6, l.count)))
+            while let last = text.last(where: { $0 != 0x20 && $0 != 0x09 }), last == 0x2D {
+                while let e = text.last, e == 0x20 || e == 0x09 { text.removeLast() }
+                text.removeLast()
+                guard let c = lines.next(), lines.hasPrefix(c, "M  V30") else {
+                    throw error("a line ending in \"-\" is not followed by an M  V30 continuation line",
+                                field: "M  V30 continuation")
+                }
+                text.append(contentsOf: lines.slice(lines.columns(c, 6, c.count)).drop(while: { $0 == 0x20 }))
+            }
+            let t = SDFParser.v30Tokens(text)
+            guard let head = t.first else { continue }
+            let keyword = String(decoding: text[head], as: UTF8.self).uppercased()
+
+            func err(_ message: String, _ field: String) -> StructureReadError {
+                error(message, field: field, line: lineNumber)
+            }
+            func int(_ k: Int) -> Int? { k < t.count ? text.withUnsafeBufferPointer { NumberParsing.int(UnsafeBufferPointer(rebasing: $0[t[k]])) } : nil }
+            func double(_ k: Int) -> Double? { k < t.count ? text.withUnsafeBufferPointer { NumberParsing.double(UnsafeBufferPointer(rebasing: $0[t[k]])) } : nil }
+            func word(_ k: Int) -> String { k < t.count ? String(decoding: text[t[k]], as: UTF8.self).uppercased() : "" }
+
+            if keyword == "BEGIN" {
+                if skipDepth > 0 { skipDepth += 1; continue }
+                switch word(1) {
+                case "CTAB": break
+                case "ATOM": block = .atom
+                case "BOND": block = .bond
+                default: skipDepth = 1  // SGROUP, COLLECTION, RGROUP, TEMPLATE, …
+                }
+                continue
+            }
+            if keyword == "END" {
+                if skipDepth > 0 { skipDepth -= 1 } else { block = .none }
+                continue
+            }
+            if skipDepth > 0 { continue }
+            if keyword == "COUNTS" {
+                guard let na = int(1), na >= 0, na <= MoleculeTextLimits.maxAtomsPerRecord else {
+                    throw err("atom count is not a number in 0...\(MoleculeTextLimits.maxAtomsPerRecord)", "M  V30 COUNTS atoms")
+                }
+                guard let nb = int(2), nb >= 0, nb <= MoleculeTextLimits.maxBondsPerRecord else {
+                    throw err("bond count is not a number in 0...\(MoleculeTextLimits.maxBondsPerRecord)", "M  V30 COUNTS bonds")
+                }
+                declaredAtoms = na; declaredBonds = nb; countsLine = lineNumber
+                let remaining = lines.bytes.count - lines.position
+                atoms.reserveCapacity(min(na, remaining / 32 + 1))
+                continue
+            }
+            switch block {
+            case .none: continue
+            case .atom:
+                // index type x y z aamap [KEY=value …]; a "NOT [list]" type takes two fields.
+                var k = 2
+                if word(1) == "NOT" { k = 3 }
+                guard let id = int(0) else { throw err("atom index is not a number", "M  V30 atom index") }
+                guard t.count > k + 2 else { throw err("atom \(id): fewer than 5 fields", "M  V30 atom") }
+                guard let x = double(k) else { throw err("atom \(id): x is not a number", "M  V30 atom x") }
+                guard let y = double(k + 1) else { throw err("atom \(id): y is not a number", "M  V30 atom y") }
+                guard let z = double(k + 2) else { throw err("atom \(id): z is not a number", "M  V30 atom z") }
+                guard indexOfID[id] == nil else { throw err("atom index \(id) appears twice", "M  V30 atom index") }
+                guard atoms.count < MoleculeTextLimits.maxAtomsPerRecord else {
+                    throw err("more than \(MoleculeTextLimits.maxAtomsPerRecord) atoms", "M  V30 atom")
+                }
+                var charge: Int8 = 0
+                var p = k + 4
+                while p < t.count {
+                    let f = text[t[p]]
+                    if f.count > 4, f.prefix(4).elementsEqual("CHG=".utf8) {
+                        let v = text.withUnsafeBufferPointer {
+                            NumberParsing.int(UnsafeBufferPointer(rebasing: $0[(t[p].lowerBound + 4)..<t[p].upperBound]))
+                        }
+                        guard let v else { throw err("atom \(id): CHG is not a number", "M  V30 atom CHG") }
+                        charge = Int8(clamping: v)
+                    }
+                    p += 1
+                }
+                indexOfID[id] = Int32(atoms.count)
+                let typeRange = t[1]
+                let element = k == 3 ? Element.unknown
+                    : text.withUnsafeBufferPointer { SDFParser.element(UnsafeBufferPointer(rebasing: $0[typeRange])) }
+                let pos = SIMD3<Float>(Float(x), Float(y), Float(z))
+                guard pos.x.isFinite, pos.y.isFinite, pos.z.isFinite else {
+                    throw err("atom \(id): coordinate out of range", "M  V30 atom coordinates")
+                }
+                let i = atoms.count
+                atoms.append(Atom(name: "\(element.symbol)\(i + 1)", element: element, serial: Int32(i + 1),
+                                  formalCharge: charge, isHetero: true, position: pos))
+            case .bond:
+                // index type atom1 atom2 [KEY=value …]
+                guard let type = int(1) else { throw err("bond type is not a number", "M  V30 bond type") }
+                guard let a = int(2) else { throw err("first atom is not a number", "M  V30 bond atom1") }
+                guard let b = int(3) else { throw err("second atom is not a number", "M  V30 bond atom2") }
+                guard pendingBonds.count < MoleculeTextLimits.maxBondsPerRecord else {
+                    throw err("more than \(MoleculeTextLimits.maxBondsPerRecord) bonds", "M  V30 bond")
+                }
+                pendingBonds.append((a, b, SDFParser.order(type), lineNumber, pendingBonds.count + 1))
+            }
+        }
+
+        for (a, b, order, line, number) in pendingBonds {
+            guard let ia = indexOfID[a] else {
+                throw error("bond \(number): no atom has index \(a)", field: "M  V30 bond atom1", line: line)
+            }
+            guard let ib = indexOfID[b] else {
+                throw error("bond \(number): no atom has index \(b)", field: "M  V30 bond atom2", line: line)
+            }
+            guard ia != ib else { throw error("bond \(number) joins atom \(a) to itself", field: "M  V30 bond atom2", line: line) }
+            bonds.append(ModelBond(a: ia, b: ib, order: order))
+        }
+        if let declaredAtoms, declaredAtoms != atoms.count {
+            throw error("COUNTS declares \(declaredAtoms) atoms but the ATOM block holds \(atoms.count)",
+                        field: "M  V30 COUNTS atoms", line: countsLine)
+        }
+        if let declaredBonds, declaredBonds != bonds.count {
+            throw error("COUNTS declares \(declaredBonds) bonds but the BOND block holds \(bonds.count)",
+                        field: "M  V30 COUNTS bonds", line: countsLine)
+        }
+        for (l, n) in chargeLines {
+            do { try applyChargeLine(l) } catch var e as StructureReadError { e.line = n; throw e }
+        }
+    }
+
+    /// Fields of a V3000 line: white space separates them except inside double quotes and parentheses.
+    static func v30Tokens(_ c: [UInt8]) -> [Range<Int>] {
+        var out: [Range<Int>] = []
+        var i = 0
+        let n = c.count
+        while i < n {
+            while i < n, c[i] == 0x20 || c[i] == 0x09 { i += 1 }
+            guard i < n else { break }
+            let start = i
+            var depth = 0, quoted = false
+            while i < n {
+                let b = c[i]
+                if quoted {
+                    if b == 0x22 { quoted = false }
+                } else if b == 0x22 {
+                    quoted = true
+                } else if b == 0x28 {
+                    depth += 1
+                } else if b == 0x29 {
+                    if depth > 0 { depth -= 1 }
+                } else if (b == 0x20 || b == 0x09) && depth == 0 {
+                    break
+                }
+                i += 1
+            }
+            out.append(start..<i)
+        }
+        return out
+    }
+
+    // MARK: - Data items
+
+    /// `> <NAME>` headers, each followed by value lines up to a blank line, until `$$$$` or the end.
+    mutating func readDataItems() throws {
+        while let l = lines.next() {
+            let tl = lines.trimmed(l)
+            if lines.equals(tl, "$$$$") { sawTerminator = true; return }
+            guard !tl.isEmpty, lines.bytes[l.lowerBound] == 0x3E else { continue }  // ">"
+            var name = lines.trimmed((l.lowerBound + 1)..<l.upperBound)
+            if let open = name.firstIndex(where: { lines.bytes[$0] == 0x3C }) {  // "<"
+                let after = (open + 1)..<name.upperBound
+                let close = after.firstIndex(where: { lines.bytes[$0] == 0x3E }) ?? name.upperBound
+                name = (open + 1)..<close
+            }
+            var value: [UInt8] = []
+            var first = true
+            while let v = lines.peek(), !lines.isBlank(v) {
+                if lines.equals(lines.trimmed(v), "$$$$") { break }
+                _ = lines.next()
+                if !first { value.append(0x0A) }
+                value.append(contentsOf: lines.slice(v))
+                first = false
+            }
+            properties[lines.string(name)] = String(decoding: value, as: UTF8.self)
+        }
+    }
+}

@@ -1,0 +1,173 @@
+/// Packs an identifier of up to 8 ASCII bytes into an integer so readers can compare chain and
+/// residue ids per atom without building Strings; longer ids are hashed (top bit set).
+@usableFromInline
+struct ShortKey: Hashable {
+    let value: UInt64
+
+    @inline(__always)
+    init(_ b: UnsafeBufferPointer<UInt8>) {
+        if b.count <= 8 {
+            var v: UInt64 = 0
+            for x in b { v = v << 8 | UInt64(x) }
+            value = v  // ASCII bytes are never 0, so the length is implied
+        } else {
+            var h: UInt64 = 0xcbf29ce484222325
+            for x in b { h = (h ^ UInt64(x)) &* 0x100000001b3 }
+            value = h | 1 << 63
+        }
+    }
+}
+
+/// Collects atoms in file order and turns them into models → chains → residues. Atoms of a chain
+/// that reappears later in a model (ligands and water after TER) are merged into that chain, as
+/// gemmi and most viewers do, so a chain's residues and atoms stay contiguous.
+struct StructureBuilder {
+    private(set) var models: [Model] = []
+    private var model = Model(number: 1)
+    private var inModel = false
+
+    // Per-residue bookkeeping of the model being built.
+    private var residueChainKeys: [ShortKey] = []
+    private var chainNames: [ShortKey: String] = [:]
+    private var chainOrder: [ShortKey] = []
+    private var labelAsyms: [String] = []
+    private var keepsLabelAsym = false
+
+    // The residue currently being filled.
+    private var curChain = ShortKey(UnsafeBufferPointer(start: nil, count: 0))
+    private var curResName = ShortKey(UnsafeBufferPointer(start: nil, count: 0))
+    private var curNumber: Int32 = .min
+    private var curICode: UInt8 = 0
+    private var curLabelAsym = ShortKey(UnsafeBufferPointer(start: nil, count: 0))
+    private var hasResidue = false
+
+    init(reserveAtoms: Int = 0, keepsLabelAsym: Bool = false) {
+        model.atoms.reserveCapacity(reserveAtoms)
+        self.keepsLabelAsym = keepsLabelAsym
+    }
+
+    var atomCountInModel: Int { model.atoms.count }
+    var currentModelNumber: Int { model.number }
+    var hasOpenModel: Bool { inModel }
+
+    mutating func beginModel(_ number: Int) {
+        if inModel { endModel() }
+        let reserve = models.last?.atoms.count ?? model.atoms.names.capacity
+        model = Model(number: number)
+        model.atoms.reserveCapacity(reserve)
+        inModel = true
+    }
+
+    /// Starts a new residue when the atom's chain, residue name, number, insertion code or
+    /// (mmCIF) label_asym_id differ from the previous atom's.
+    @inline(__always)
+    mutating func residue(chain: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPointer<UInt8>, number: Int32,
+                          insertionCode: UInt8, labelAsym: UnsafeBufferPointer<UInt8>? = nil,
+                          sequenceIndex: Int32? = nil, forceNew: Bool = false) {
+        if !inModel { beginModel(models.count + 1) }
+        let chainKey = ShortKey(chain)
+        let nameKey = ShortKey(name)
+        let asymKey = labelAsym.map(ShortKey.init) ?? curLabelAsym
+        if hasResidue, !forceNew, chainKey == curChain, nameKey == curResName, number == curNumber,
+           insertionCode == curICode, asymKey == curLabelAsym { return }
+        closeResidue()
+        curChain = chainKey; curResName = nameKey; curNumber = number; curICode = insertionCode; curLabelAsym = asymKey
+        if chainNames[chainKey] == nil {
+            chainNames[chainKey] = String(decoding: chain, as: UTF8.self)
+            chainOrder.append(chainKey)
+        }
+        residueChainKeys.append(chainKey)
+        if keepsLabelAsym { labelAsyms.append(labelAsym.map { String(decoding: $0, as: UTF8.self) } ?? "") }
+        let start = Int32(model.atoms.count)
+        model.residues.append(Residue(name: String(decoding: name, as: UTF8.self), number: number,
+                                      insertionCode: insertionCode, sequenceIndex: sequenceIndex,
+                                      atomStart: start, atomEnd: start))
+        hasResidue = true
+    }
+
+    /// Forces the next atom to start a residue (after TER, or at a model boundary).
+    mutating func breakResidue() { closeResidue(); hasResidue = false }
+
+    @inline(__always)
+    mutating func addAtom(_ atom: Atom) { model.atoms.append(atom) }
+
+    private mutating func closeResidue() {
+        if hasResidue, !model.residues.isEmpty {
+            model.residues[model.residues.count - 1].atomEnd = Int32(model.atoms.count)
+        }
+    }
+
+    mutating func endModel() {
+        guard inModel else { return }
+        closeResidue()
+        hasResidue = false
+        finishChains()
+        models.append(model)
+        model = Model(number: models.count + 1)
+        residueChainKeys = []; chainNames = [:]; chainOrder = []; labelAsyms = []
+        inModel = false
+    }
+
+    /// Groups residues into chains by chain id, in order of first appearance.
+    private mutating func finishChains() {
+        // Drop residues that received no atoms (cannot normally happen, but keeps invariants).
+        let n = model.residues.count
+        var order: [Int] = []
+        order.reserveCapacity(n)
+        var contiguous = true
+        var seen: Set<ShortKey> = []
+        var prev: ShortKey? = nil
+        for k in residueChainKeys {
+            if k != prev { if seen.contains(k) { contiguous = false; break }; seen.insert(k); prev = k }
+        }
+        if contiguous {
+            order = Array(0..<n)
+        } else {
+            var byChain: [ShortKey: [Int]] = [:]
+            for (r, k) in residueChainKeys.enumerated() { byChain[k, default: []].append(r) }
+            for k in chainOrder { order.append(contentsOf: byChain[k] ?? []) }
+            reorder(residues: order)
+        }
+        if keepsLabelAsym { model.residueLabelAsym = labelAsyms }
+        // Build chain ranges.
+        var chains: [Chain] = []
+        var r = 0
+        while r < n {
+            let k = residueChainKeys[order[r]]
+            var e = r + 1
+            while e < n, residueChainKeys[order[e]] == k { e += 1 }
+            // After reordering, position r holds original residue order[r].
+            chains.append(Chain(id: chainNames[k] ?? "", labelID: keepsLabelAsym ? model.residueLabelAsym[r] : (chainNames[k] ?? ""),
+                                residueStart: Int32(r), residueEnd: Int32(e)))
+            r = e
+        }
+        model.chains = chains
+    }
+
+    /// Rewrites residues (and their atoms) in the given order.
+    private mutating func reorder(residues order: [Int]) {
+        let old = model
+        var atoms = AtomTable()
+        atoms.reserveCapacity(old.atoms.count)
+        var residues: [Residue] = []
+        residues.reserveCapacity(order.count)
+        var asyms: [String] = []
+        for r in order {
+            var res = old.residues[r]
+            let start = Int32(atoms.count)
+            atoms.append(contentsOf: old.atoms, range: res.atomRange)
+            res.atomStart = start
+            res.atomEnd = Int32(atoms.count)
+            residues.append(res)
+            if keepsLabelAsym { asyms.append(labelAsyms[r]) }
+        }
+        model.atoms = atoms
+        model.residues = residues
+        if keepsLabelAsym { labelAsyms = asyms }
+    }
+
+    mutating func finish() -> [Model] {
+        if inModel { endModel() }
+        return models
+    }
+}

@@ -1,0 +1,123 @@
+import CompressNIO
+import NIOCore
+import Foundation
+
+/// Reads any supported structure file. The format is recognised from the content (gzip from its
+/// magic bytes), never from the file name, which serves only to name the file in errors.
+public enum StructureReader {
+    /// Largest input accepted, after decompression: token offsets are 32-bit.
+    public static let maximumSize = 2_000_000_000
+
+    public static func read(contentsOf path: String) throws -> Structure {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw StructureReadError(file: name, message: "cannot be read: \(error.localizedDescription)")
+        }
+        return try read(bytes: [UInt8](data), fileName: name)
+    }
+
+    public static func read(bytes input: [UInt8], fileName: String) throws -> Structure {
+        var bytes = input
+        if isGzip(bytes) { bytes = try gunzip(bytes, fileName: fileName) }
+        guard !bytes.isEmpty else { throw StructureReadError(file: fileName, message: "the file is empty") }
+        guard bytes.count < maximumSize else { throw StructureReadError(file: fileName, message: "the file is larger than 2 GB") }
+        guard let format = detectFormat(bytes) else {
+            throw StructureReadError(file: fileName, byteOffset: 0, message: "not a recognised structure format (expected PDB, mmCIF, BinaryCIF, SDF/MOL or XYZ)")
+        }
+        if format != .binaryCIF { try checkText(bytes, fileName: fileName) }
+        switch format {
+        case .binaryCIF:
+            return try readCIF(try BinaryCIFDecoder.decode(bytes, fileName: fileName), fileName: fileName, format: .binaryCIF)
+        case .mmcif:
+            return try readCIF(try CIFParser.parse(bytes, fileName: fileName), fileName: fileName, format: .mmcif)
+        case .pdb:
+            return try bytes.withUnsafeBufferPointer { try PDBReader.read($0, fileName: fileName) }
+        case .sdf, .mol2000:
+            return try bytes.withUnsafeBufferPointer { try SDFReader.read($0, fileName: fileName) }
+        case .xyz:
+            return try bytes.withUnsafeBufferPointer { try XYZReader.read($0, fileName: fileName) }
+        }
+    }
+
+    /// A model file's first block with `_atom_site`, or else the file's chemical components.
+    static func readCIF(_ blocks: [CIFBlock], fileName: String, format: StructureFormat) throws -> Structure {
+        guard !blocks.isEmpty else { throw StructureReadError(file: fileName, message: "the CIF file has no data_ block") }
+        if let block = blocks.first(where: { $0["atom_site"] != nil }) {
+            return try MMCIFReader.read(block, fileName: fileName, format: format)
+        }
+        return try ChemicalComponentReader.read(blocks, fileName: fileName, format: format)
+    }
+
+    public static func isGzip(_ b: [UInt8]) -> Bool { b.count >= 2 && b[0] == 0x1F && b[1] == 0x8B }
+
+    static func gunzip(_ bytes: [UInt8], fileName: String) throws -> [UInt8] {
+        var input = ByteBuffer(bytes: bytes)
+        do {
+            var output = try input.decompress(with: .gzip(), maxSize: maximumSize, allocator: ByteBufferAllocator())
+            return output.readBytes(length: output.readableBytes) ?? []
+        } catch {
+            throw StructureReadError(file: fileName, message: "gzip data is damaged or truncated (\(error))")
+        }
+    }
+
+    /// Recognises the format from the first bytes: BinaryCIF is a MessagePack map; CIF starts with
+    /// `data_` (after comments); SDF/MOL has `V2000`/`V3000` on its counts line; XYZ starts with an
+    /// atom count; PDB has record names in columns 1-6.
+    public static func detectFormat(_ b: [UInt8]) -> StructureFormat? {
+        guard let first = b.first else { return nil }
+        if first & 0xF0 == 0x80 || first == 0xDE || first == 0xDF { return .binaryCIF }
+        let head = String(decoding: b.prefix(4096), as: UTF8.self)
+        let lines = head.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        for line in lines {
+            let t = line.trimmingSpaces
+            if t.isEmpty || t.hasPrefix("#") { continue }
+            if t.lowercased().hasPrefix("data_") { return .mmcif }
+            break
+        }
+        if lines.count > 3, lines[3].contains("V2000") || lines[3].contains("V3000") {
+            return b.prefix(1 << 20).contains(0x24) && head.contains("$$$$") || countRecords(b) > 1 ? .sdf : .mol2000
+        }
+        if let firstLine = lines.first, Int(firstLine.trimmingSpaces) != nil, lines.count > 2 { return .xyz }
+        let records: Set<String> = ["HEADER", "ATOM", "HETATM", "REMARK", "TITLE", "COMPND", "SOURCE", "CRYST1", "MODEL",
+                                    "SEQRES", "HELIX", "SHEET", "EXPDTA", "AUTHOR", "KEYWDS", "JRNL", "ORIGX1", "SCALE1", "OBSLTE", "SPLIT", "CAVEAT"]
+        for line in lines.prefix(200) {
+            let name = String(line.prefix(6)).trimmingSpaces
+            if records.contains(name) { return .pdb }
+        }
+        return nil
+    }
+
+    static func countRecords(_ b: [UInt8]) -> Int {
+        var count = 0, i = 0
+        while i + 4 <= b.count { if b[i] == 0x24, b[i + 1] == 0x24, b[i + 2] == 0x24, b[i + 3] == 0x24 { count += 1; i += 4 } else { i += 1 } }
+        return count
+    }
+
+    /// Text formats must be UTF-8 without control bytes; says where the first bad byte is.
+    static func checkText(_ bytes: [UInt8], fileName: String) throws {
+        try bytes.withUnsafeBufferPointer { b in
+            var i = 0
+            let n = b.count
+            var line = 1
+            while i < n {
+                let c = b[i]
+                if c < 0x80 {
+                    if c == 0x0A { line += 1 } else if c < 0x20 && c != 0x09 && c != 0x0D && c != 0x0C {
+                        throw StructureReadError(file: fileName, line: line, message: "contains the control byte 0x\(String(c, radix: 16)) at offset \(i): binary data in a text format")
+                    }
+                    i += 1
+                    continue
+                }
+                // Multi-byte UTF-8 sequence.
+                let len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0
+                var ok = len > 0 && i + len <= n
+                if ok { for k in 1..<len where b[i + k] & 0xC0 != 0x80 { ok = false } }
+                guard ok else {
+                    throw StructureReadError(file: fileName, line: line, message: "byte 0x\(String(c, radix: 16)) at offset \(i) is not valid UTF-8")
+                }
+                i += len
+            }
+        }
+    }
+}

@@ -1,0 +1,269 @@
+/// Writes a structure as PDBx/mmCIF: `data_ID`, `_entry`, `_struct.title`, `_exptl.method`, the
+/// resolution (`_refine.ls_d_res_high`, and `_em_3d_reconstruction.resolution` for electron
+/// microscopy), `_entity`, and the `_atom_site` loop with every per-atom value the model holds.
+/// Values are quoted as CIF 1.1 requires; empty values are written as `.`.
+enum MMCIFWriter {
+    static func write(_ s: Structure) -> String {
+        String(decoding: writeBytes(s), as: UTF8.self)
+    }
+
+    static func writeBytes(_ s: Structure) -> [UInt8] {
+        let atomTotal = s.models.reduce(0) { $0 + $1.atoms.count }
+        var out = TextWriterBuffer(reserve: atomTotal * 100 + 4096)
+        let md = s.metadata
+
+        // Block name: the id without white space (CIF block names cannot hold any).
+        let blockName = md.id.unicodeScalars.filter { $0.value > 0x20 && $0.value < 0x7F }
+        out.append("data_")
+        out.append(blockName.isEmpty ? "unnamed" : String(blockName))
+        out.append("\n#\n")
+
+        out.append("_entry.id ")
+        out.appendCIFValue(md.id)
+        out.append("\n#\n")
+
+        if !md.title.isEmpty {
+            out.append("_struct.entry_id ")
+            out.appendCIFValue(md.id)
+            out.append("\n_struct.title ")
+            out.appendCIFValue(md.title)
+            out.append("\n#\n")
+        }
+
+        let methods = md.experimentalMethods.filter { !$0.isEmpty }
+        if methods.count == 1 {
+            out.append("_exptl.entry_id ")
+            out.appendCIFValue(md.id)
+            out.append("\n_exptl.method ")
+            out.appendCIFValue(methods[0])
+            out.append("\n#\n")
+        } else if methods.count > 1 {
+            out.append("loop_\n_exptl.entry_id\n_exptl.method\n")
+            for m in methods {
+                out.appendCIFValue(md.id)
+                out.append(" ")
+                out.appendCIFValue(m)
+                out.append("\n")
+            }
+            out.append("#\n")
+        }
+
+        if let r = md.resolution, r.isFinite {
+            out.append("_refine.entry_id ")
+            out.appendCIFValue(md.id)
+            out.append("\n_refine.pdbx_refine_id ")
+            out.appendCIFValue(methods.first ?? "")
+            out.append("\n_refine.ls_d_res_high ")
+            out.appendCIFNumber(r)
+            out.append("\n#\n")
+            if methods.contains(where: { $0.uppercased().contains("MICROSCOPY") }) {
+                out.append("_em_3d_reconstruction.entry_id ")
+                out.appendCIFValue(md.id)
+                out.append("\n_em_3d_reconstruction.id 1\n_em_3d_reconstruction.resolution ")
+                out.appendCIFNumber(r)
+                out.append("\n#\n")
+            }
+        }
+
+        if !s.entities.isEmpty {
+            out.append("loop_\n_entity.id\n_entity.type\n_entity.pdbx_description\n")
+            for e in s.entities {
+                out.appendCIFValue(e.id)
+                out.append(" ")
+                out.appendCIFValue(e.kind.rawValue)
+                out.append(" ")
+                out.appendCIFValue(e.description, emptyAs: "?")
+                out.append("\n")
+            }
+            out.append("#\n")
+        }
+
+        if atomTotal > 0 { writeAtomSite(s, into: &out) }
+        return out.bytes
+    }
+
+    static let atomSiteFields = [
+        "group_PDB", "id", "type_symbol", "label_atom_id", "label_alt_id", "label_comp_id", "label_asym_id",
+        "label_entity_id", "label_seq_id", "pdbx_PDB_ins_code", "Cartn_x", "Cartn_y", "Cartn_z", "occupancy",
+        "B_iso_or_equiv", "pdbx_formal_charge", "auth_seq_id", "auth_comp_id", "auth_asym_id", "auth_atom_id",
+        "pdbx_PDB_model_num",
+    ]
+
+    static func writeAtomSite(_ s: Structure, into out: inout TextWriterBuffer) {
+        out.append("loop_\n")
+        for f in atomSiteFields { out.append("_atom_site."); out.append(f); out.append("\n") }
+
+        for model in s.models {
+            let atoms = model.atoms
+            let n = atoms.count
+            guard n > 0 else { continue }
+            var modelNumber: [UInt8] = []
+            TextWriterBuffer.decimal(model.number, into: &modelNumber)
+            let useResidueAsym = model.residueLabelAsym.count == model.residues.count
+
+            func row(_ a: Int, residue: Residue?, chain: Chain?, entityID: String, labelAsym: String) {
+                out.append(atoms.isHetero[a] ? "HETATM " : "ATOM ")
+                out.appendInt(Int(atoms.serials[a]))
+                out.append(" ")
+                out.appendCIFValue(atoms.elements[a].symbol.uppercased())
+                out.append(" ")
+                out.appendCIFValue(atoms.names[a])
+                out.append(" ")
+                let alt = atoms.altLocs[a]
+                if alt > 0x20 && alt < 0x7F { out.appendCIFValue(String(UnicodeScalar(alt))) } else { out.append(".") }
+                out.append(" ")
+                out.appendCIFValue(residue?.name ?? "")
+                out.append(" ")
+                out.appendCIFValue(labelAsym)
+                out.append(" ")
+                out.appendCIFValue(entityID, emptyAs: "?")
+                out.append(" ")
+                if let q = residue?.sequenceIndex { out.appendInt(Int(q)) } else { out.append(".") }
+                out.append(" ")
+                if let r = residue, r.insertionCode > 0x20, r.insertionCode < 0x7F {
+                    out.appendCIFValue(String(UnicodeScalar(r.insertionCode)))
+                } else {
+                    out.append("?")
+                }
+                let p = atoms.positions[a]
+                out.append(" ")
+                out.appendCoordinate(p.x)
+                out.append(" ")
+                out.appendCoordinate(p.y)
+                out.append(" ")
+                out.appendCoordinate(p.z)
+                out.append(" ")
+                out.appendCompact(atoms.occupancies[a])
+                out.append(" ")
+                out.appendCompact(atoms.bFactors[a])
+                out.append(" ")
+                out.appendInt(Int(atoms.formalCharges[a]))
+                out.append(" ")
+                if let r = residue { out.appendInt(Int(r.number)) } else { out.append("?") }
+                out.append(" ")
+                out.appendCIFValue(residue?.name ?? "")
+                out.append(" ")
+                out.appendCIFValue(chain?.id ?? "")
+                out.append(" ")
+                out.appendCIFValue(atoms.names[a])
+                out.append(" ")
+                out.append(contentsOf: modelNumber)
+                out.append("\n")
+            }
+
+            if model.chains.isEmpty || model.residues.isEmpty {
+                for a in 0..<n { row(a, residue: nil, chain: nil, entityID: "", labelAsym: "") }
+                continue
+            }
+            for chain in model.chains {
+                let rs = PDBWriter.clamp(chain.residueRange, model.residues.count)
+                let polymerEntity = chain.entityIndex.flatMap { $0 >= 0 && $0 < s.entities.count ? $0 : nil }
+                let polymerChain = polymerEntity.map { s.entities[$0].kind == .polymer } ?? false
+                for r in rs {
+                    let res = model.residues[r]
+                    let labelAsym: String
+                    if useResidueAsym, !model.residueLabelAsym[r].isEmpty { labelAsym = model.residueLabelAsym[r] }
+                    else if !chain.labelID.isEmpty { labelAsym = chain.labelID }
+                    else { labelAsym = chain.id }
+                    let entityID = entityOf(res, chain: chain, polymerEntity: polymerEntity,
+                                            polymerChain: polymerChain, atoms: atoms, entities: s.entities)
+                    for a in PDBWriter.clamp(res.atomRange, n) {
+                        row(a, residue: res, chain: chain, entityID: entityID, labelAsym: labelAsym)
+                    }
+                }
+            }
+        }
+        out.append("#\n")
+    }
+
+    /// The entity id of a residue: the chain's polymer entity for polymer residues, else the
+    /// non-polymer (or water) entity of that component in this chain; "" when none is known.
+    static func entityOf(_ res: Residue, chain: Chain, polymerEntity: Int?, polymerChain: Bool,
+                         atoms: AtomTable, entities: [Entity]) -> String {
+        if let e = polymerEntity, polymerChain, PDBWriter.isPolymer(res, atoms, polymerChain: true) {
+            return entities[e].id
+        }
+        var fallback: String?
+        for e in entities where e.kind != .polymer {
+            let matches = e.monomers.contains(res.name) || (e.kind == .water && res.isWater)
+            guard matches else { continue }
+            if e.chainIDs.isEmpty || e.chainIDs.contains(chain.id) { return e.id }
+            if fallback == nil { fallback = e.id }
+        }
+        if let fallback { return fallback }
+        // A chain whose own entity is not a polymer: that entity.
+        if let e = polymerEntity, !polymerChain { return entities[e].id }
+        return ""
+    }
+}
+
+extension TextWriterBuffer {
+    /// A CIF value, quoted when it must be: empty as `emptyAs` (".") and values with white space,
+    /// a leading special character, `.`/`?` themselves, or reserved words in quotes or a text field.
+    mutating func appendCIFValue(_ s: String, emptyAs: StaticString = ".") {
+        if s.isEmpty { append(emptyAs); return }
+        switch CIFQuoting.style(s) {
+        case .bare: append(s)
+        case .single: append(0x27); append(s); append(0x27)
+        case .double: append(0x22); append(s); append(0x22)
+        case .textField:
+            if let last = bytes.last, last != 0x0A { append(0x0A) }
+            append(0x3B)  // ";"
+            append(s)
+            append("\n;\n" as StaticString)
+        }
+    }
+
+    @inline(__always) mutating func appendCoordinate(_ c: Float) {
+        if c.isFinite { appendFixed(Double(c), decimals: 3) } else { append("?" as StaticString) }
+    }
+
+    /// A number in the shortest form that reads back the same ("2.0", "1.74").
+    mutating func appendCIFNumber(_ v: Double) {
+        guard v.isFinite else { append("?" as StaticString); return }
+        append(String(v))
+    }
+}
+
+enum CIFQuoting {
+    enum Style: Equatable { case bare, single, double, textField }
+
+    static func style(_ s: String) -> Style {
+        let u = s.utf8
+        guard let first = u.first else { return .single }
+        var needsQuotes = false
+        var hasNewline = false
+        switch first {
+        case 0x5F, 0x23, 0x24, 0x27, 0x22, 0x3B, 0x5B, 0x5D: needsQuotes = true  // _ # $ ' " ; [ ]
+        default: break
+        }
+        if u.count == 1 && (first == 0x2E || first == 0x3F) { needsQuotes = true }  // "." "?"
+        for b in u {
+            if b == 0x0A || b == 0x0D { hasNewline = true; break }
+            if b == 0x20 || b == 0x09 { needsQuotes = true }
+        }
+        if hasNewline { return .textField }
+        if !needsQuotes {
+            let lower = s.lowercased()
+            if lower.hasPrefix("data_") || lower.hasPrefix("save_") || lower == "loop_" || lower == "stop_"
+                || lower == "global_" {
+                needsQuotes = true
+            }
+        }
+        guard needsQuotes else { return .bare }
+        if canQuote(u, with: 0x27) { return .single }
+        if canQuote(u, with: 0x22) { return .double }
+        return .textField
+    }
+
+    /// A quote character inside a quoted value must not be followed by white space (which would end
+    /// the value), nor end it.
+    static func canQuote(_ u: String.UTF8View, with q: UInt8) -> Bool {
+        var previousIsQuote = false
+        for b in u {
+            if previousIsQuote && (b == 0x20 || b == 0x09) { return false }
+            previousIsQuote = b == q
+        }
+        return !previousIsQuote
+    }
+}

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct ProteinAR: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "proteinar",
+        abstract: "Read protein structures and turn them into AR-ready models.",
+        subcommands: [InfoCommand.self, DSSPCommand.self, BenchmarkCommand.self]
+    )
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Create or update the Python venv used by the comparison scripts
+# (compare-gemmi.py, compare-dssp.py). Idempotent: re-running only checks
+# versions and exits quickly when everything is already installed.
+#
+#   scripts/setup-python.sh            # venv at ./.venv (gitignored)
+#   PROTEINAR_VENV=/tmp/pv scripts/setup-python.sh
+#
+# pydssp is installed with --no-deps: its __init__ imports torch, which we do
+# not want (huge). The scripts load pydssp/pydssp_numpy.py by file path instead,
+# which needs only numpy and einops.
+set -euo pipefail
+
+VENV="${PROTEINAR_VENV:-.venv}"
+PY="${PYTHON:-python3}"
+log() { echo "setup-python: $*" >&2; }
+
+if [ ! -x "$VENV/bin/python" ]; then
+    log "creating venv at $VENV"
+    "$PY" -m venv "$VENV"
+fi
+
+# Quick check: are the pinned versions importable already?
+if "$VENV/bin/python" - <<'EOF' 2>/dev/null
+import importlib.metadata as md
+assert md.version("gemmi") == "0.7.5"
+assert md.version("pydssp") == "0.9.1"
+md.version("numpy"); md.version("einops")
+EOF
+then
+    log "already up to date ($VENV)"
+    exit 0
+fi
+
+log "installing gemmi==0.7.5 numpy einops into $VENV"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+    gemmi==0.7.5 numpy einops >&2
+log "installing pydssp==0.9.1 (--no-deps, avoids torch)"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+    --no-deps pydssp==0.9.1 >&2
+log "done ($VENV)"
