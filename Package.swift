@@ -25,7 +25,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "MoleculeTests", dependencies: ["Molecule"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "MoleculeTests", dependencies: ["Molecule"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,11 +6,15 @@
 #   scripts/setup-python.sh            # venv at ./.venv (gitignored)
 #   PROTEINAR_VENV=/tmp/pv scripts/setup-python.sh
 #
+# A relative PROTEINAR_VENV is taken from the repository root, as in the
+# compare scripts, which re-run themselves with that venv's python.
+#
 # pydssp is installed with --no-deps: its __init__ imports torch, which we do
 # not want (huge). The scripts load pydssp/pydssp_numpy.py by file path instead,
 # which needs only numpy and einops.
 set -euo pipefail
 
+cd "$(dirname "$0")/.."
 VENV="${PROTEINAR_VENV:-.venv}"
 PY="${PYTHON:-python3}"
 log() { echo "setup-python: $*" >&2; }

@@ -3,7 +3,7 @@ extension Structure {
     /// operator sequence is applied to the chains (residues of the listed `label_asym_id`s, or author
     /// chains for PDB files) it names. Copies are named "A-2" (chain A under operator 2); a single
     /// identity copy keeps the original names.
-    public func expandingAssembly(_ id: String, modelIndex: Int = 0) throws -> Structure {
+    public func expandingAssembly(_ id: String, modelIndex: Int = 0, maximumAtoms: Int = 100_000_000) throws -> Structure {
         guard let assembly = assemblies.first(where: { $0.id == id }) else {
             let known = assemblies.map(\.id)
             throw AssemblyError(message: known.isEmpty ? "the file defines no assemblies"
@@ -23,6 +23,9 @@ extension Structure {
             var n = 0
             for (r, res) in source.residues.enumerated() where residueSelected(r, chainOfResidue, set, g, source, hasLabels) { n += res.atomCount }
             reserve += n * g.operatorSequences.count
+        }
+        guard reserve <= maximumAtoms else {
+            throw AssemblyError(message: "assembly \(id) would have \(reserve) atoms, more than the limit of \(maximumAtoms)")
         }
         out.atoms.reserveCapacity(reserve)
         for g in assembly.generators {

@@ -20,10 +20,11 @@ public struct Element: Hashable, Sendable, Comparable, CustomStringConvertible {
     }
 
     /// Lookup from one or two raw ASCII bytes (second byte 0 for one-letter symbols).
+    @inline(__always)
     public static func lookup(_ first: UInt8, _ second: UInt8) -> Element? {
-        let key = Int(upper(first)) << 8 | Int(upper(second))
-        if let z = ElementData.bySymbolKey[key] { return Element(atomicNumber: z) }
-        return nil
+        guard first < 0x80, second < 0x80 else { return nil }
+        let z = ElementData.bySymbol[Int(upper(first)) << 7 | Int(upper(second))]
+        return z == 0 ? nil : Element(atomicNumber: z)
     }
 
     @inline(__always) static func upper(_ b: UInt8) -> UInt8 { (b >= 0x61 && b <= 0x7A) ? b - 32 : b }
@@ -62,15 +63,16 @@ enum ElementData {
         "Rf", "Db", "Sg", "Bh", "Hs", "Mt", "Ds", "Rg", "Cn", "Nh", "Fl", "Mc", "Lv", "Ts", "Og",
     ]
 
-    static let bySymbolKey: [Int: UInt8] = {
-        var map: [Int: UInt8] = [:]
+    /// Atomic number by upper-cased symbol bytes (first << 7 | second, second 0 for one letter); 0 = none.
+    static let bySymbol: [UInt8] = {
+        var table = [UInt8](repeating: 0, count: 128 * 128)
         for (z, s) in symbols.enumerated() where z > 0 {
             let u = Array(s.uppercased().utf8)
-            map[Int(u[0]) << 8 | Int(u.count > 1 ? u[1] : 0)] = UInt8(z)
+            table[Int(u[0]) << 7 | Int(u.count > 1 ? u[1] : 0)] = UInt8(z)
         }
-        map[Int(UInt8(ascii: "D")) << 8] = 1  // deuterium
-        map[Int(UInt8(ascii: "T")) << 8] = 1  // tritium
-        return map
+        table[Int(UInt8(ascii: "D")) << 7] = 1  // deuterium
+        table[Int(UInt8(ascii: "T")) << 7] = 1  // tritium
+        return table
     }()
 
     // Cordero 2008 single-bond radii (sp3 C), Å; 1.50 where none is tabulated.

@@ -9,27 +9,26 @@ enum PDBNumberField {
         while end > i, b[end - 1] == 0x20 { end -= 1 }
         guard i < end else { return nil }
         let first = b[i]
+        let isDigit = { (c: UInt8) in c >= 0x30 && c <= 0x39 }
+        let isLower = { (c: UInt8) in c >= 0x61 && c <= 0x7A }
         if first >= 0x41 && first <= 0x5A, end - i == width { return hybrid36(b, i, end, width: width, upper: true) }
-        var hasHexLetter = false, hasOtherLetter = false
-        for k in i..<end {
-            let c = b[k]
-            if c >= 0x61 && c <= 0x66 { hasHexLetter = true } else if c >= 0x67 && c <= 0x7A { hasOtherLetter = true }
-        }
-        if hasOtherLetter || (first >= 0x61 && first <= 0x7A && end - i == width && !hasHexLetter) {
-            return end - i == width ? hybrid36(b, i, end, width: width, upper: false) : nil
-        }
-        if hasHexLetter || hexMode {
-            if hasHexLetter { hexMode = true }
+        var hasHexLetter = false
+        for k in i..<end where b[k] >= 0x61 && b[k] <= 0x66 { hasHexLetter = true }
+        // Hexadecimal once the file has switched to it ("186a0" follows 99999); a full-width value
+        // that starts with a lower-case letter outside hex mode is hybrid-36's lower-case block.
+        if hexMode || (hasHexLetter && isDigit(first)) {
             var v = 0
             for k in i..<end {
                 let c = b[k]
                 let d: Int
-                if c >= 0x30 && c <= 0x39 { d = Int(c - 0x30) } else if c >= 0x61 && c <= 0x66 { d = Int(c - 0x61 + 10) }
+                if isDigit(c) { d = Int(c - 0x30) } else if c >= 0x61 && c <= 0x66 { d = Int(c - 0x61 + 10) }
                 else if c >= 0x41 && c <= 0x46 { d = Int(c - 0x41 + 10) } else { return nil }
                 v = v * 16 + d
             }
+            hexMode = true
             return v
         }
+        if isLower(first) { return end - i == width ? hybrid36(b, i, end, width: width, upper: false) : nil }
         guard let v = NumberParsing.int(UnsafeBufferPointer(rebasing: b[i..<end])) else { return nil }
         return v
     }

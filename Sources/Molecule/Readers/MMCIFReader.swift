@@ -49,66 +49,70 @@ enum MMCIFReader {
         let charge = col("pdbx_formal_charge")
         let modelNum = col("pdbx_pdb_model_num")
 
-        var builder = StructureBuilder(reserveAtoms: cat.rowCount, keepsLabelAsym: true)
-        var currentModel = Int.min
-        let empty = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+        let n = cat.rowCount
         func fail(_ row: Int, _ field: String, _ message: String) -> StructureReadError {
             var line: Int? = nil
             if case .text(let t) = xs.storage {
                 let start = Int(t.starts.starts[t.firstToken + row * t.stride])
-                line = 1 + t.source.bytes[0..<min(start, t.source.bytes.count)].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+                line = t.source.bytes.withUnsafeBufferPointer { CIFParser.lineNumber($0, at: start) }
             }
             return StructureReadError(file: fileName, line: line, field: "_atom_site.\(field)", message: "row \(row + 1): \(message)")
         }
-        for row in 0..<cat.rowCount {
-            let m = modelNum?.int(row) ?? 1
+        // Decode whole columns first; the per-atom loop then reads plain arrays.
+        func coordinates(_ c: CIFColumn, _ field: String) throws -> [Double] {
+            let (values, invalid) = c.allDoubles()
+            if let invalid { throw fail(invalid, field, "not a number") }
+            if let bad = values.firstIndex(where: { !(abs($0) < 1e6) }) {
+                throw fail(bad, field, values[bad].isNaN ? "missing coordinate" : "coordinate out of range")
+            }
+            return values
+        }
+        let x = try coordinates(xs, "Cartn_x"), y = try coordinates(ys, "Cartn_y"), z = try coordinates(zs, "Cartn_z")
+        let seq = seqNum?.allInts(missing: 0)
+        if let bad = seq?.invalidRow { throw fail(bad, "auth_seq_id", "residue number is not an integer in range") }
+        let numbers = seq?.values ?? [Int32](repeating: 0, count: n)
+        let sequenceIndices = labelSeq?.allInts().values
+        let models = modelNum?.allInts(missing: 1).values
+        let serials = serial?.allInts(missing: 0).values
+        let charges = charge?.allInts(missing: 0).values
+        let occupancies = occupancy?.allDoubles().values
+        let bs = bIso?.allDoubles().values
+        let names = atomName.allStrings()
+        let elementSymbols = element?.allStrings()
+        let chainKeys = chain?.allKeys(), resKeys = resName.allKeys(), asymKeys = labelAsym?.allKeys()
+        let insertionCodes = icode?.allSingleBytes(), altLocs = altID?.allSingleBytes()
+        let hetero: [Bool]? = group.map { g in g.allKeys().map { $0 == CIFColumn.hetatmKey } }
+
+        var builder = StructureBuilder(reserveAtoms: n, keepsLabelAsym: true)
+        var currentModel = Int32.min
+        var elementCache: [String: Element] = [:]
+        for row in 0..<n {
+            let m = models?[row] ?? 1
             if m != currentModel {
                 currentModel = m
-                builder.beginModel(m)
+                builder.beginModel(Int(m))
             }
-            guard let x = xs.double(row) else { throw fail(row, "Cartn_x", "not a number") }
-            guard let y = ys.double(row) else { throw fail(row, "Cartn_y", "not a number") }
-            guard let z = zs.double(row) else { throw fail(row, "Cartn_z", "not a number") }
-            guard abs(x) < 1e6, abs(y) < 1e6, abs(z) < 1e6 else { throw fail(row, "Cartn_x", "coordinate out of range") }
-            let number = seqNum?.int(row) ?? 0
-            guard number >= Int(Int32.min), number <= Int(Int32.max) else { throw fail(row, "auth_seq_id", "residue number out of range") }
-            var ins: UInt8 = 0
-            icode?.withBytes(row) { b in if b.count == 1 { ins = b[0] } }
-            let seqIndex = labelSeq?.int(row).map { Int32(clamping: $0) }
-            if let chain {
-                chain.withBytes(row) { chainBytes in
-                    resName.withBytes(row) { nameBytes in
-                        if let labelAsym {
-                            labelAsym.withBytes(row) { asym in
-                                builder.residue(chain: chainBytes, name: nameBytes, number: Int32(number), insertionCode: ins,
-                                                labelAsym: asym, sequenceIndex: seqIndex)
-                            }
-                        } else {
-                            builder.residue(chain: chainBytes, name: nameBytes, number: Int32(number), insertionCode: ins,
-                                            labelAsym: empty, sequenceIndex: seqIndex)
-                        }
-                    }
-                }
-            } else {
-                resName.withBytes(row) { nameBytes in
-                    builder.residue(chain: empty, name: nameBytes, number: Int32(number), insertionCode: ins, labelAsym: empty, sequenceIndex: seqIndex)
-                }
-            }
-            let name = atomName.string(row) ?? ""
+            let seqIndex = sequenceIndices.flatMap { $0[row] == .min ? nil : $0[row] }
+            builder.residue(chainKey: chainKeys?[row] ?? .empty, chainName: chain?.string(row) ?? "",
+                            nameKey: resKeys[row], name: resName.string(row) ?? "",
+                            number: numbers[row], insertionCode: insertionCodes?[row] ?? 0,
+                            labelAsymKey: asymKeys?[row] ?? .empty, labelAsym: labelAsym?.string(row) ?? "",
+                            sequenceIndex: seqIndex)
+            let name = names[row]
             var el = Element.unknown
-            element?.withBytes(row) { b in
-                if b.count == 1 { el = Element.lookup(b[0], 0) ?? .unknown } else if b.count == 2 { el = Element.lookup(b[0], b[1]) ?? .unknown }
+            if let symbol = elementSymbols?[row] {
+                if let cached = elementCache[symbol] { el = cached } else {
+                    el = Element(symbol: symbol) ?? .unknown
+                    elementCache[symbol] = el
+                }
             }
             if el == .unknown, let first = name.utf8.first { el = Element.lookup(first, 0) ?? .unknown }
-            var alt: UInt8 = 0
-            altID?.withBytes(row) { b in if b.count == 1 { alt = b[0] } }
-            var hetero = false
-            group?.withBytes(row) { b in hetero = b.count == 6 && b[0] == 0x48 }
             builder.addAtom(Atom(
-                name: name, element: el, serial: Int32(clamping: serial?.int(row) ?? (row + 1)), altLoc: alt,
-                occupancy: Float(occupancy?.double(row) ?? 1), bFactor: Float(bIso?.double(row) ?? 0),
-                formalCharge: Int8(clamping: charge?.int(row) ?? 0), isHetero: hetero,
-                position: SIMD3(Float(x), Float(y), Float(z))))
+                name: name, element: el, serial: serials?[row] ?? Int32(clamping: row + 1), altLoc: altLocs?[row] ?? 0,
+                occupancy: Float(occupancies.map { $0[row].isNaN ? 1 : $0[row] } ?? 1),
+                bFactor: Float(bs.map { $0[row].isNaN ? 0 : $0[row] } ?? 0),
+                formalCharge: Int8(clamping: charges?[row] ?? 0), isHetero: hetero?[row] ?? false,
+                position: SIMD3(Float(x[row]), Float(y[row]), Float(z[row]))))
         }
         return builder.finish()
     }

@@ -64,17 +64,22 @@ public enum NumberParsing {
         }
         guard i == end else { return nil }
         var v = Double(mantissa)
-        if scale < 0 {
-            // Dividing by an exact power of ten rounds correctly for the short decimals files hold.
-            if scale >= -22 { v /= pow10[-scale] } else { v /= pow10[22]; v *= power(10, scale + 22) }
-        } else if scale > 0 {
-            if scale <= 22 { v *= pow10[scale] } else { v *= power(10, scale) }
+        // Dividing by an exact power of ten rounds correctly for the short decimals files hold.
+        switch scale {
+        case 0: break
+        case -1: v /= 10
+        case -2: v /= 100
+        case -3: v /= 1000
+        case -4: v /= 10_000
+        case -5: v /= 100_000
+        case -6: v /= 1_000_000
+        case -22 ..< -6: v /= power(10, -scale)
+        case 1...22: v *= power(10, scale)
+        default: v = scale < 0 ? v / 1e22 * power(10, scale + 22) : v * power(10, scale)
         }
         guard v.isFinite else { return nil }
         return negative ? -v : v
     }
-
-    static let pow10: [Double] = (0...22).map { e in (0..<e).reduce(1.0) { r, _ in r * 10 } }
 
     static func power(_ base: Double, _ e: Int) -> Double {
         var r = 1.0, b = base, n = abs(e)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads the fixed-column PDB format, including the large-structure conventions (hybrid-36 or
 /// hexadecimal serials and residue numbers, two-character chain ids in columns 21-22).
 enum PDBReader {
@@ -65,8 +67,10 @@ private struct PDBParser {
         let n = bytes.count
         var sawAtoms = false
         while start < n {
-            var end = start
-            while end < n, bytes[end] != 0x0A { end += 1 }
+            var end = n
+            if let base = bytes.baseAddress, let nl = memchr(base + start, 0x0A, n - start) {
+                end = base.distance(to: nl.assumingMemoryBound(to: UInt8.self))
+            }
             lineNumber += 1
             var lineEnd = end
             if lineEnd > start, bytes[lineEnd - 1] == 0x0D { lineEnd -= 1 }
@@ -199,9 +203,6 @@ private struct PDBParser {
         let r = line.line
         guard r.count >= 54 else {
             throw error("line is \(r.count) characters; an ATOM/HETATM record needs at least 54 (coordinates in columns 31-54)", field: hetero ? "HETATM" : "ATOM")
-        }
-        for b in r where b >= 0x80 || (b < 0x20 && b != 0x09 && b != 0x0D) {
-            throw error("contains a byte 0x\(String(b, radix: 16)) that is not printable ASCII", field: hetero ? "HETATM" : "ATOM")
         }
         guard let x = NumberParsing.double(line.bytes(31, 38)) else { throw error("x is not a number: '\(line.string(31, 38))'", field: "x (columns 31-38)") }
         guard let y = NumberParsing.double(line.bytes(39, 46)) else { throw error("y is not a number: '\(line.string(39, 46))'", field: "y (columns 39-46)") }

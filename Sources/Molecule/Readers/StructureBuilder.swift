@@ -1,8 +1,11 @@
 /// Packs an identifier of up to 8 ASCII bytes into an integer so readers can compare chain and
 /// residue ids per atom without building Strings; longer ids are hashed (top bit set).
 @usableFromInline
-struct ShortKey: Hashable {
+struct ShortKey: Hashable, Sendable {
     let value: UInt64
+
+    static let empty = ShortKey(value: 0)
+    init(value: UInt64) { self.value = value }
 
     @inline(__always)
     init(_ b: UnsafeBufferPointer<UInt8>) {
@@ -34,11 +37,11 @@ struct StructureBuilder {
     private var keepsLabelAsym = false
 
     // The residue currently being filled.
-    private var curChain = ShortKey(UnsafeBufferPointer(start: nil, count: 0))
-    private var curResName = ShortKey(UnsafeBufferPointer(start: nil, count: 0))
+    private var curChain = ShortKey.empty
+    private var curResName = ShortKey.empty
     private var curNumber: Int32 = .min
     private var curICode: UInt8 = 0
-    private var curLabelAsym = ShortKey(UnsafeBufferPointer(start: nil, count: 0))
+    private var curLabelAsym = ShortKey.empty
     private var hasResidue = false
 
     init(reserveAtoms: Int = 0, keepsLabelAsym: Bool = false) {
@@ -62,25 +65,31 @@ struct StructureBuilder {
     /// (mmCIF) label_asym_id differ from the previous atom's.
     @inline(__always)
     mutating func residue(chain: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPointer<UInt8>, number: Int32,
-                          insertionCode: UInt8, labelAsym: UnsafeBufferPointer<UInt8>? = nil,
-                          sequenceIndex: Int32? = nil, forceNew: Bool = false) {
+                          insertionCode: UInt8, labelAsym: UnsafeBufferPointer<UInt8>? = nil, sequenceIndex: Int32? = nil) {
+        residue(chainKey: ShortKey(chain), chainName: String(decoding: chain, as: UTF8.self),
+                nameKey: ShortKey(name), name: String(decoding: name, as: UTF8.self), number: number, insertionCode: insertionCode,
+                labelAsymKey: labelAsym.map(ShortKey.init) ?? curLabelAsym,
+                labelAsym: labelAsym.map { String(decoding: $0, as: UTF8.self) } ?? "", sequenceIndex: sequenceIndex)
+    }
+
+    /// The same with identifiers already packed; the names are only built for a new residue.
+    @inline(__always)
+    mutating func residue(chainKey: ShortKey, chainName: @autoclosure () -> String, nameKey: ShortKey, name: @autoclosure () -> String,
+                          number: Int32, insertionCode: UInt8, labelAsymKey: ShortKey, labelAsym: @autoclosure () -> String,
+                          sequenceIndex: Int32?) {
         if !inModel { beginModel(models.count + 1) }
-        let chainKey = ShortKey(chain)
-        let nameKey = ShortKey(name)
-        let asymKey = labelAsym.map(ShortKey.init) ?? curLabelAsym
-        if hasResidue, !forceNew, chainKey == curChain, nameKey == curResName, number == curNumber,
-           insertionCode == curICode, asymKey == curLabelAsym { return }
+        if hasResidue, chainKey == curChain, nameKey == curResName, number == curNumber,
+           insertionCode == curICode, labelAsymKey == curLabelAsym { return }
         closeResidue()
-        curChain = chainKey; curResName = nameKey; curNumber = number; curICode = insertionCode; curLabelAsym = asymKey
+        curChain = chainKey; curResName = nameKey; curNumber = number; curICode = insertionCode; curLabelAsym = labelAsymKey
         if chainNames[chainKey] == nil {
-            chainNames[chainKey] = String(decoding: chain, as: UTF8.self)
+            chainNames[chainKey] = chainName()
             chainOrder.append(chainKey)
         }
         residueChainKeys.append(chainKey)
-        if keepsLabelAsym { labelAsyms.append(labelAsym.map { String(decoding: $0, as: UTF8.self) } ?? "") }
+        if keepsLabelAsym { labelAsyms.append(labelAsym()) }
         let start = Int32(model.atoms.count)
-        model.residues.append(Residue(name: String(decoding: name, as: UTF8.self), number: number,
-                                      insertionCode: insertionCode, sequenceIndex: sequenceIndex,
+        model.residues.append(Residue(name: name(), number: number, insertionCode: insertionCode, sequenceIndex: sequenceIndex,
                                       atomStart: start, atomEnd: start))
         hasResidue = true
     }
@@ -136,7 +145,6 @@ struct StructureBuilder {
             let k = residueChainKeys[order[r]]
             var e = r + 1
             while e < n, residueChainKeys[order[e]] == k { e += 1 }
-            // After reordering, position r holds original residue order[r].
             chains.append(Chain(id: chainNames[k] ?? "", labelID: keepsLabelAsym ? model.residueLabelAsym[r] : (chainNames[k] ?? ""),
                                 residueStart: Int32(r), residueEnd: Int32(e)))
             r = e

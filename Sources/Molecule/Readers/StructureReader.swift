@@ -19,7 +19,7 @@ public enum StructureReader {
 
     public static func read(bytes input: [UInt8], fileName: String) throws -> Structure {
         var bytes = input
-        if isGzip(bytes) { bytes = try gunzip(bytes, fileName: fileName) }
+        if isGzip(bytes) { bytes = try decompressGzip(bytes, fileName: fileName) }
         guard !bytes.isEmpty else { throw StructureReadError(file: fileName, message: "the file is empty") }
         guard bytes.count < maximumSize else { throw StructureReadError(file: fileName, message: "the file is larger than 2 GB") }
         guard let format = detectFormat(bytes) else {
@@ -51,11 +51,20 @@ public enum StructureReader {
 
     public static func isGzip(_ b: [UInt8]) -> Bool { b.count >= 2 && b[0] == 0x1F && b[1] == 0x8B }
 
-    static func gunzip(_ bytes: [UInt8], fileName: String) throws -> [UInt8] {
+    public static func decompressGzip(_ bytes: [UInt8], fileName: String = "input") throws -> [UInt8] {
         var input = ByteBuffer(bytes: bytes)
         do {
             var output = try input.decompress(with: .gzip(), maxSize: maximumSize, allocator: ByteBufferAllocator())
-            return output.readBytes(length: output.readableBytes) ?? []
+            let result = output.readBytes(length: output.readableBytes) ?? []
+            // The trailer's ISIZE (length mod 2^32) catches a stream cut short, which inflating alone does not report.
+            let n = bytes.count
+            let isize = n >= 18 ? UInt32(bytes[n - 4]) | UInt32(bytes[n - 3]) << 8 | UInt32(bytes[n - 2]) << 16 | UInt32(bytes[n - 1]) << 24 : 0
+            guard n >= 18, isize == UInt32(truncatingIfNeeded: result.count) else {
+                throw StructureReadError(file: fileName, byteOffset: n, message: "gzip data is truncated or damaged (its length trailer does not match)")
+            }
+            return result
+        } catch let error as StructureReadError {
+            throw error
         } catch {
             throw StructureReadError(file: fileName, message: "gzip data is damaged or truncated (\(error))")
         }
@@ -97,25 +106,33 @@ public enum StructureReader {
     /// Text formats must be UTF-8 without control bytes; says where the first bad byte is.
     static func checkText(_ bytes: [UInt8], fileName: String) throws {
         try bytes.withUnsafeBufferPointer { b in
-            var i = 0
+            guard let base = b.baseAddress else { return }
             let n = b.count
-            var line = 1
+            var i = 0
+            func fail(_ message: String) -> StructureReadError {
+                var line = 1
+                for k in 0..<i where b[k] == 0x0A { line += 1 }
+                return StructureReadError(file: fileName, line: line, message: message)
+            }
             while i < n {
+                // Eight bytes at a time while they are printable ASCII (no high bit, none below 0x20).
+                if i + 8 <= n {
+                    let w = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                    let high: UInt64 = 0x8080_8080_8080_8080
+                    if (w | (w &+ 0x6060_6060_6060_6060)) & high == high, w & high == 0 { i += 8; continue }
+                }
                 let c = b[i]
                 if c < 0x80 {
-                    if c == 0x0A { line += 1 } else if c < 0x20 && c != 0x09 && c != 0x0D && c != 0x0C {
-                        throw StructureReadError(file: fileName, line: line, message: "contains the control byte 0x\(String(c, radix: 16)) at offset \(i): binary data in a text format")
+                    if c < 0x20 && c != 0x0A && c != 0x09 && c != 0x0D && c != 0x0C {
+                        throw fail("contains the control byte 0x\(String(c, radix: 16)) at offset \(i): binary data in a text format")
                     }
                     i += 1
                     continue
                 }
-                // Multi-byte UTF-8 sequence.
-                let len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0
+                let len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0
                 var ok = len > 0 && i + len <= n
                 if ok { for k in 1..<len where b[i + k] & 0xC0 != 0x80 { ok = false } }
-                guard ok else {
-                    throw StructureReadError(file: fileName, line: line, message: "byte 0x\(String(c, radix: 16)) at offset \(i) is not valid UTF-8")
-                }
+                guard ok else { throw fail("byte 0x\(String(c, radix: 16)) at offset \(i) is not valid UTF-8") }
                 i += len
             }
         }

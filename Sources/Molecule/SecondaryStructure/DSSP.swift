@@ -61,6 +61,9 @@ private enum K {
     /// q1·q2·f = 0.42 e · 0.20 e · 332 Å·kcal/(mol·e²).
     static let coupling: Double = 0.084 * 332
     static let minimalDistance: Float = 0.5
+    /// N-H to C=O midpoint distance beyond which |E| < 0.5 for any C=O no longer than 1.5 Å
+    /// (see `evaluate`).
+    static let noBondMidpoints: Float = 6.8
     static let minimumEnergy: Double = -9.9
     /// A hydrogen bond exists when E < −0.5 kcal/mol.
     static let maxHBondEnergy: Float = -0.5
@@ -105,6 +108,27 @@ private struct HBondSlot {
     var energy: Float = 0
 }
 
+/// A residue's two strongest hydrogen bonds in each direction.
+private struct HBondSlots {
+    /// As donor: N-H of this residue → C=O of the partner.
+    var acceptor0 = HBondSlot(), acceptor1 = HBondSlot()
+    /// As acceptor: C=O of this residue ← N-H of the partner.
+    var donor0 = HBondSlot(), donor1 = HBondSlot()
+
+    /// Keeps the two best. Ties go to the lower partner index, which is what DSSP's ascending pair
+    /// loop gives, so the result does not depend on the grid's visiting order.
+    @inline(__always) static func offer(_ e: Float, _ partner: Int32, _ s0: inout HBondSlot, _ s1: inout HBondSlot) {
+        if e < s0.energy || (e == s0.energy && partner < s0.partner) {
+            s1 = s0
+            s0 = HBondSlot(partner: partner, energy: e)
+        } else if e < s1.energy || (e == s1.energy && partner < s1.partner) {
+            s1 = HBondSlot(partner: partner, energy: e)
+        }
+    }
+    @inline(__always) mutating func offerAcceptor(_ e: Float, _ partner: Int32) { Self.offer(e, partner, &acceptor0, &acceptor1) }
+    @inline(__always) mutating func offerDonor(_ e: Float, _ partner: Int32) { Self.offer(e, partner, &donor0, &donor1) }
+}
+
 private enum BridgeKind { case parallel, antiparallel }
 
 /// A ladder: consecutive bridges of one kind, later merged across β-bulges. The i and j strands are
@@ -125,14 +149,13 @@ private struct DSSPState {
     var oPos: [SIMD3<Float>]
     var hPos: [SIMD3<Float>]
     var hasH: [Bool]
+    /// |C=O| ≤ 1.5 Å, the premise of the rejection test in `evaluate`.
+    var normalCarbonyl: [Bool]
+    var midNH: [SIMD3<Float>]
+    var midCO: [SIMD3<Float>]
     /// Contiguous, unbroken stretches of one chain share a segment number.
     var segment: [Int32]
-    /// As donor (N-H of this residue → O of partner): the two lowest energies.
-    var acceptor0: [HBondSlot]
-    var acceptor1: [HBondSlot]
-    /// As acceptor (O of this residue ← N-H of partner).
-    var donor0: [HBondSlot]
-    var donor1: [HBondSlot]
+    var bonds: [HBondSlots]
     var ss: [SecondaryStructureCode]
 
     init(_ residues: [BackboneResidue]) {
@@ -143,11 +166,11 @@ private struct DSSPState {
         oPos = residues.map(\.o)
         hPos = nPos
         hasH = [Bool](repeating: false, count: count)
+        normalCarbonyl = residues.map { distance3($0.c, $0.o) <= 1.5 }
+        midCO = residues.map { ($0.c + $0.o) * 0.5 }
+        midNH = nPos
         segment = [Int32](repeating: 0, count: count)
-        acceptor0 = [HBondSlot](repeating: HBondSlot(), count: count)
-        acceptor1 = acceptor0
-        donor0 = acceptor0
-        donor1 = acceptor0
+        bonds = [HBondSlots](repeating: HBondSlots(), count: count)
         ss = [SecondaryStructureCode](repeating: .coil, count: count)
 
         var seg: Int32 = 0
@@ -164,6 +187,7 @@ private struct DSSPState {
                 let len = length3(co)
                 if len > 0 {
                     hPos[i] = nPos[i] + co / len
+                    midNH[i] = nPos[i] + co / (2 * len)
                     hasH[i] = true
                 }
             }
@@ -192,103 +216,134 @@ private struct DSSPState {
     @inline(__always) func energy(donor d: Int, acceptor a: Int) -> Float {
         guard hasH[d] else { return 0 }
         let n = nPos[d], h = hPos[d], c = cPos[a], o = oPos[a]
-        let dHO = distance3(h, o), dHC = distance3(h, c), dNC = distance3(n, c), dNO = distance3(n, o)
-        var e: Double
-        if dHO < K.minimalDistance || dHC < K.minimalDistance || dNC < K.minimalDistance || dNO < K.minimalDistance {
-            e = K.minimumEnergy
-        } else {
-            e = K.coupling * (1 / Double(dNO) + 1 / Double(dHC) - 1 / Double(dHO) - 1 / Double(dNC))
-            e = (e * 1000).rounded() / 1000
-            if e < K.minimumEnergy { e = K.minimumEnergy }
-        }
-        return Float(e)
+        // Squared distances O–N, C–H, O–H, C–N side by side; one vector square root.
+        let v0 = o - n, v1 = c - h, v2 = o - h, v3 = c - n
+        let squares = SIMD4<Float>((v0 * v0).sum(), (v1 * v1).sum(), (v2 * v2).sum(), (v3 * v3).sum())
+        let r = squares.squareRoot()
+        if r[0] < K.minimalDistance || r[1] < K.minimalDistance || r[2] < K.minimalDistance
+            || r[3] < K.minimalDistance { return Float(K.minimumEnergy) }
+        // 1/rON + 1/rCH − 1/rOH − 1/rCN over one division (double precision, as DSSP computes it).
+        let rON = Double(r[0]), rCH = Double(r[1]), rOH = Double(r[2]), rCN = Double(r[3])
+        let p01 = rON * rCH, p23 = rOH * rCN
+        let sum = ((rON + rCH) * p23 - (rOH + rCN) * p01) / (p01 * p23)
+        // Rounded to 0.001 (half away from zero) and floored at −9.9, as in DSSP.
+        let milli = K.coupling * 1000 * sum
+        guard milli.magnitude < 1e12 else { return 0 }  // non-finite input coordinates
+        let e = Double(Int64(milli + (milli < 0 ? -0.5 : 0.5))) / 1000
+        return Float(max(e, K.minimumEnergy))
     }
 
-    /// Keeps the two best partners. Ties go to the lower partner index, which is what DSSP's
-    /// ascending pair loop gives, so the result does not depend on the grid's visiting order.
-    @inline(__always) static func offer(_ e: Float, _ partner: Int32, _ s0: inout HBondSlot, _ s1: inout HBondSlot) {
-        if e < s0.energy || (e == s0.energy && partner < s0.partner) {
-            s1 = s0
-            s0 = HBondSlot(partner: partner, energy: e)
-        } else if e < s1.energy || (e == s1.energy && partner < s1.partner) {
-            s1 = HBondSlot(partner: partner, energy: e)
-        }
-    }
-
+    /// Only hydrogen bonds (E < −0.5) are kept: weaker energies can neither be bonds nor displace
+    /// a bond from the two best, so dropping them changes nothing in the assignment.
     @inline(__always) mutating func evaluate(donor d: Int, acceptor a: Int) {
+        guard hasH[d] else { return }
+        // Cheap rejection. With |N-H| = 1 and |C=O| = L, |E| ≤ 2·k·L / R³ where R is the distance
+        // between the N-H and C=O segments (the Hessian of 1/r has norm 2/r³), and R is at least the
+        // distance between the segments' midpoints minus 0.5 and L/2. For L ≤ 1.5 Å, |E| < 0.5 once
+        // that midpoint distance exceeds (4·27.888·1.5)^(1/3) + 0.5 + 0.75 ≈ 6.76 Å.
+        if normalCarbonyl[a] {
+            let v = midCO[a] - midNH[d]
+            if dot3(v, v) > K.noBondMidpoints * K.noBondMidpoints { return }
+        }
         let e = energy(donor: d, acceptor: a)
-        guard e < 0 else { return }
-        Self.offer(e, Int32(truncatingIfNeeded: a), &acceptor0[d], &acceptor1[d])
-        Self.offer(e, Int32(truncatingIfNeeded: d), &donor0[a], &donor1[a])
+        guard e < K.maxHBondEnergy else { return }
+        bonds[d].offerAcceptor(e, Int32(truncatingIfNeeded: a))
+        bonds[a].offerDonor(e, Int32(truncatingIfNeeded: d))
     }
 
-    /// Evaluates every residue pair with Cα closer than 9 Å, found through a hashed 9 Å grid.
+    /// Evaluates every residue pair with Cα closer than 9 Å. Residues are binned into 9 Å cells
+    /// (cells found through an open-addressing hash of their integer coordinates, residues grouped
+    /// per cell by counting sort); each pair of neighbouring cells is visited once.
     mutating func computeHydrogenBonds() {
-        var low = caPos[0]
+        var low = SIMD3<Float>(repeating: .infinity)
         for p in caPos where p == p { low = pointwiseMin(low, p) }
-        if !(low == low) { low = .zero }
-        // Integer cell coordinates.
-        var cells = [SIMD3<Int32>](repeating: .zero, count: count)
+        if !(low == low) || low.x == .infinity { low = .zero }
+
+        // Packed cell coordinates, 21 bits each, kept within 1...2²¹−2 so that neighbour offsets
+        // never leave the field (absurdly distant or non-finite positions are clamped; the exact
+        // distance test below keeps the result correct).
+        let maxCoordinate: Float = Float((1 << 21) - 2)
+        @inline(__always) func pack(_ x: UInt64, _ y: UInt64, _ z: UInt64) -> UInt64 { x << 42 | y << 21 | z }
+        var residueKey = [UInt64](repeating: 0, count: count)
         for i in 0..<count {
-            let q = ((caPos[i] - low) / K.caCutoff).rounded(.down)
-            func clampCell(_ v: Float) -> Int32 { v.isFinite ? Int32(max(0, min(v, 1_000_000))) : 0 }
-            cells[i] = SIMD3(clampCell(q.x), clampCell(q.y), clampCell(q.z))
+            let q = (caPos[i] - low) / K.caCutoff
+            @inline(__always) func coordinate(_ v: Float) -> UInt64 {
+                v.isFinite ? UInt64(max(0, min(v, maxCoordinate - 1))) + 1 : 1
+            }
+            residueKey[i] = pack(coordinate(q.x), coordinate(q.y), coordinate(q.z))
         }
-        // Spatial hash table, bucket lists by counting sort.
-        var tableSize = 16
-        while tableSize < 2 * count { tableSize <<= 1 }
-        let mask = tableSize - 1
-        @inline(__always) func bucket(_ c: SIMD3<Int32>) -> Int {
-            let h = Int(c.x) &* 73_856_093 ^ Int(c.y) &* 19_349_663 ^ Int(c.z) &* 83_492_791
-            return h & mask
+
+        var bits = 4
+        while (1 << bits) < 2 * count { bits += 1 }
+        let tableMask = (1 << bits) - 1
+        var tableCell = [Int32](repeating: -1, count: 1 << bits)
+        var cellKeys: [UInt64] = []
+        @inline(__always) func slot(_ key: UInt64) -> Int { Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - bits)) }
+        @inline(__always) func find(_ key: UInt64) -> Int32 {
+            var h = slot(key)
+            while true {
+                let c = tableCell[h]
+                if c < 0 || cellKeys[Int(c)] == key { return c }
+                h = (h + 1) & tableMask
+            }
         }
-        var start = [Int32](repeating: 0, count: tableSize + 1)
-        var residueBucket = [Int32](repeating: 0, count: count)
+        var residueCell = [Int32](repeating: 0, count: count)
+        var cellStart: [Int32] = [0]
         for i in 0..<count {
-            let b = bucket(cells[i])
-            residueBucket[i] = Int32(b)
-            start[b + 1] += 1
+            let key = residueKey[i]
+            var h = slot(key)
+            var c: Int32 = -1
+            while true {
+                let t = tableCell[h]
+                if t < 0 {
+                    c = Int32(cellKeys.count)
+                    tableCell[h] = c
+                    cellKeys.append(key)
+                    cellStart.append(0)
+                    break
+                }
+                if cellKeys[Int(t)] == key { c = t; break }
+                h = (h + 1) & tableMask
+            }
+            residueCell[i] = c
+            cellStart[Int(c) + 1] += 1
         }
-        for b in 0..<tableSize { start[b + 1] += start[b] }
-        var fill = start
+        let cellCount = cellKeys.count
+        for c in 0..<cellCount { cellStart[c + 1] += cellStart[c] }
+        var fill = cellStart
         var members = [Int32](repeating: 0, count: count)
-        for i in 0..<count {
-            let b = Int(residueBucket[i])
-            members[Int(fill[b])] = Int32(i)
-            fill[b] += 1
+        for i in 0..<count {  // ascending within each cell
+            let c = Int(residueCell[i])
+            members[Int(fill[c])] = Int32(i)
+            fill[c] += 1
         }
 
         let cutoff2 = K.caCutoff * K.caCutoff
-        var neighbourBuckets = [Int](repeating: 0, count: 27)
-        var neighbourCount = 0
-        var lastCell = SIMD3<Int32>(-1, -1, -1)
-        for i in 0..<count {
-            let cell = cells[i]
-            if cell != lastCell {
-                lastCell = cell
-                neighbourCount = 0
-                for dz: Int32 in -1...1 {
-                    for dy: Int32 in -1...1 {
-                        for dx: Int32 in -1...1 {
-                            let b = bucket(cell &+ SIMD3(dx, dy, dz))
-                            var seen = false
-                            for k in 0..<neighbourCount where neighbourBuckets[k] == b { seen = true; break }
-                            if !seen { neighbourBuckets[neighbourCount] = b; neighbourCount += 1 }
+        let fieldMask: UInt64 = (1 << 21) - 1
+        for c in 0..<cellCount {
+            let key = cellKeys[c]
+            let x = key >> 42, y = (key >> 21) & fieldMask, z = key & fieldMask
+            let cBegin = Int(cellStart[c]), cEnd = Int(cellStart[c + 1])
+            for nx in (x - 1)...(x + 1) {
+                for ny in (y - 1)...(y + 1) {
+                    for nz in (z - 1)...(z + 1) {
+                        let other = find(pack(nx, ny, nz))
+                        guard other >= Int32(c) else { continue }  // each cell pair once
+                        let o = Int(other)
+                        for m in cBegin..<cEnd {
+                            let a = Int(members[m])
+                            let ca = caPos[a]
+                            for mm in (o == c ? m + 1 : Int(cellStart[o]))..<Int(cellStart[o + 1]) {
+                                let b = Int(members[mm])
+                                let d = caPos[b] - ca
+                                guard dot3(d, d) < cutoff2 else { continue }
+                                let i = min(a, b), j = max(a, b)
+                                // DSSP evaluates donor i → acceptor j for all pairs, the reverse only when j ≠ i + 1.
+                                evaluate(donor: i, acceptor: j)
+                                if j != i + 1 { evaluate(donor: j, acceptor: i) }
+                            }
                         }
                     }
-                }
-            }
-            let ca = caPos[i]
-            for k in 0..<neighbourCount {
-                let b = neighbourBuckets[k]
-                for m in Int(start[b])..<Int(start[b + 1]) {
-                    let j = Int(members[m])
-                    guard j > i else { continue }
-                    let d = caPos[j] - ca
-                    guard dot3(d, d) < cutoff2 else { continue }
-                    // DSSP evaluates donor i → acceptor j for all pairs, the reverse only when j ≠ i + 1.
-                    evaluate(donor: i, acceptor: j)
-                    if j != i + 1 { evaluate(donor: j, acceptor: i) }
                 }
             }
         }
@@ -297,8 +352,9 @@ private struct DSSPState {
     /// Whether the N-H of `d` is hydrogen bonded to the C=O of `a` (one of d's two best acceptors).
     @inline(__always) func bonded(donor d: Int, acceptor a: Int) -> Bool {
         let p = Int32(truncatingIfNeeded: a)
-        return (acceptor0[d].partner == p && acceptor0[d].energy < K.maxHBondEnergy)
-            || (acceptor1[d].partner == p && acceptor1[d].energy < K.maxHBondEnergy)
+        let b = bonds[d]
+        return (b.acceptor0.partner == p && b.acceptor0.energy < K.maxHBondEnergy)
+            || (b.acceptor1.partner == p && b.acceptor1.energy < K.maxHBondEnergy)
     }
 
     // MARK: Turns
@@ -353,7 +409,8 @@ private struct DSSPState {
                 for j in (p - 1)...(p + 1) where j >= i + 3 && j + 1 < count { candidates.append(j) }
             }
             for k in (i - 1)...(i + 1) {
-                consider(acceptor0[k]); consider(acceptor1[k]); consider(donor0[k]); consider(donor1[k])
+                let b = bonds[k]
+                consider(b.acceptor0); consider(b.acceptor1); consider(b.donor0); consider(b.donor1)
             }
             candidates.sort()
             nextOpen.removeAll(keepingCapacity: true)

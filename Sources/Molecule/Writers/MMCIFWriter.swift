@@ -156,7 +156,7 @@ enum MMCIFWriter {
                 continue
             }
             for chain in model.chains {
-                let rs = PDBWriter.clamp(chain.residueRange, model.residues.count)
+                let rs = PDBWriter.clamp(chain.residueStart, chain.residueEnd, model.residues.count)
                 let polymerEntity = chain.entityIndex.flatMap { $0 >= 0 && $0 < s.entities.count ? $0 : nil }
                 let polymerChain = polymerEntity.map { s.entities[$0].kind == .polymer } ?? false
                 for r in rs {
@@ -167,7 +167,7 @@ enum MMCIFWriter {
                     else { labelAsym = chain.id }
                     let entityID = entityOf(res, chain: chain, polymerEntity: polymerEntity,
                                             polymerChain: polymerChain, atoms: atoms, entities: s.entities)
-                    for a in PDBWriter.clamp(res.atomRange, n) {
+                    for a in PDBWriter.clamp(res.atomStart, res.atomEnd, n) {
                         row(a, residue: res, chain: chain, entityID: entityID, labelAsym: labelAsym)
                     }
                 }
@@ -209,7 +209,13 @@ extension TextWriterBuffer {
         case .textField:
             if let last = bytes.last, last != 0x0A { append(0x0A) }
             append(0x3B)  // ";"
-            append(s)
+            // A line starting with ";" would end the field: such lines get a leading space.
+            var atLineStart = false
+            for c in s.utf8 {
+                if atLineStart && c == 0x3B { append(0x20) }
+                append(c)
+                atLineStart = c == 0x0A || c == 0x0D
+            }
             append("\n;\n" as StaticString)
         }
     }
@@ -240,13 +246,15 @@ enum CIFQuoting {
         if u.count == 1 && (first == 0x2E || first == 0x3F) { needsQuotes = true }  // "." "?"
         for b in u {
             if b == 0x0A || b == 0x0D { hasNewline = true; break }
-            if b == 0x20 || b == 0x09 { needsQuotes = true }
+            // White space, and bytes outside printable ASCII, which bare values cannot hold.
+            if b <= 0x20 || b >= 0x7F { needsQuotes = true }
         }
         if hasNewline { return .textField }
         if !needsQuotes {
             let lower = s.lowercased()
-            if lower.hasPrefix("data_") || lower.hasPrefix("save_") || lower == "loop_" || lower == "stop_"
-                || lower == "global_" {
+            // Reserved words, and words starting with them, which parsers take for the keyword.
+            if lower.hasPrefix("data_") || lower.hasPrefix("save_") || lower.hasPrefix("loop_")
+                || lower.hasPrefix("stop_") || lower.hasPrefix("global_") {
                 needsQuotes = true
             }
         }
@@ -257,11 +265,11 @@ enum CIFQuoting {
     }
 
     /// A quote character inside a quoted value must not be followed by white space (which would end
-    /// the value), nor end it.
+    /// the value), nor by "#" (which some parsers also take as the end), nor end it.
     static func canQuote(_ u: String.UTF8View, with q: UInt8) -> Bool {
         var previousIsQuote = false
         for b in u {
-            if previousIsQuote && (b == 0x20 || b == 0x09) { return false }
+            if previousIsQuote && (b == 0x20 || b == 0x09 || b == 0x23) { return false }
             previousIsQuote = b == q
         }
         return !previousIsQuote

@@ -116,13 +116,13 @@ enum PDBWriter {
             return
         }
         for chain in model.chains {
-            let rs = clamp(chain.residueRange, model.residues.count)
+            let rs = clamp(chain.residueStart, chain.residueEnd, model.residues.count)
             guard !rs.isEmpty else { continue }
             let polymerChain = chain.entityIndex.map { $0 >= 0 && $0 < entities.count && entities[$0].kind == .polymer } ?? false
             let lastPolymer = rs.last(where: { isPolymer(model.residues[$0], atoms, polymerChain: polymerChain) })
             for r in rs {
                 let res = model.residues[r]
-                let range = clamp(res.atomRange, n)
+                let range = clamp(res.atomStart, res.atomEnd, n)
                 for a in range { writeAtom(atoms, a, residue: res, chainID: chain.id, line: &line, into: &out) }
                 if r == lastPolymer, let lastAtom = range.last {
                     var ter = PDBLine("TER   ")
@@ -136,9 +136,10 @@ enum PDBWriter {
         }
     }
 
-    static func clamp(_ r: Range<Int>, _ count: Int) -> Range<Int> {
-        let lo = min(max(r.lowerBound, 0), count)
-        let hi = min(max(r.upperBound, lo), count)
+    /// `start ..< end` limited to `0 ..< count` (empty when reversed), so a malformed model cannot trap.
+    static func clamp(_ start: Int32, _ end: Int32, _ count: Int) -> Range<Int> {
+        let lo = min(max(Int(start), 0), count)
+        let hi = min(max(Int(end), lo), count)
         return lo..<hi
     }
 
@@ -146,7 +147,7 @@ enum PDBWriter {
     /// nucleotide in a polymer chain (modified residues such as MSE are HETATMs).
     static func isPolymer(_ res: Residue, _ atoms: AtomTable, polymerChain: Bool) -> Bool {
         if res.sequenceIndex != nil { return true }
-        for a in clamp(res.atomRange, atoms.count) where !atoms.isHetero[a] { return true }
+        for a in clamp(res.atomStart, res.atomEnd, atoms.count) where !atoms.isHetero[a] { return true }
         if polymerChain { let k = res.kind; return k == .aminoAcid || k == .nucleotide }
         return false
     }
@@ -214,8 +215,9 @@ struct PDBLine {
 
     mutating func clear() { for i in 0..<80 { b[i] = 0x20 } }
 
+    /// One byte at `col`; bytes outside printable ASCII (control characters, UTF-8) become "?".
     mutating func put(_ byte: UInt8, col: Int) {
-        if col >= 1 && col <= 80 { b[col - 1] = byte }
+        if col >= 1 && col <= 80 { b[col - 1] = (byte >= 0x20 && byte < 0x7F) ? byte : 0x3F }
     }
 
     /// Text from `col`, cut to `width`.

@@ -49,12 +49,17 @@ struct TextWriterBuffer {
         out[start..<out.count].reverse()
     }
 
-    /// printf-style "%.Nf" for finite values below 9e18 once scaled; others are written as 0.
+    /// printf-style "%.Nf". Values too large for that (beyond 9e18 once scaled) are written in
+    /// exponent form ("3.4e+38"); NaN and infinities as 0.
     static func fixed(_ v: Double, decimals: Int, into out: inout [UInt8]) {
         let d = min(max(decimals, 0), 9)
         let scale = pow10[d]
         var scaled = (Swift.abs(v) * scale).rounded(.toNearestOrEven)
-        if !scaled.isFinite || scaled >= 9e18 { scaled = 0 }
+        if !scaled.isFinite { scaled = 0 }
+        if scaled >= 9e18 {
+            out.append(contentsOf: "\(v)".utf8)
+            return
+        }
         let n = UInt64(scaled)
         if v < 0 && n != 0 { out.append(0x2D) }
         let p = UInt64(scale)

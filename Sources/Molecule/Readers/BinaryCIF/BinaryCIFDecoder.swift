@@ -25,10 +25,10 @@ public enum BinaryCIFDecoder {
         } catch {
             throw StructureReadError(file: fileName, byteOffset: error.offset, message: "malformed BinaryCIF (MessagePack): \(error.message)")
         }
-        guard case .map = root else {
+        guard let rootMap = root.mapValue else {
             throw StructureReadError(file: fileName, byteOffset: 0, message: "not a BinaryCIF file: the top level is not a MessagePack map")
         }
-        guard let dataBlocks = root["dataBlocks"]?.arrayValue else {
+        guard let dataBlocks = rootMap["dataBlocks"]?.arrayValue else {
             throw StructureReadError(file: fileName, byteOffset: 0, message: "not a BinaryCIF file: no 'dataBlocks' array")
         }
         var state = DecodeState(file: fileName, budget: maxDecodedValues, maxRows: maxDecodedValues)
@@ -85,56 +85,61 @@ public enum BinaryCIFDecoder {
     }
 
     static func decodeCategory(_ value: MessagePackValue, blockIndex: Int, state: inout DecodeState) throws -> CIFCategory {
-        guard let rawName = value["name"]?.stringValue else {
+        var rawName: String? = nil, rowCountValue: MessagePackValue? = nil, columns: [MessagePackValue]? = nil
+        value.mapValue?.forEachStringKey { key, v in
+            switch key {
+            case "name": rawName = v.stringValue
+            case "rowCount": rowCountValue = v
+            case "columns": columns = v.arrayValue
+            default: break
+            }
+        }
+        guard let rawName else {
             throw StructureReadError(file: state.file, field: "data block \(blockIndex + 1)", message: "category without a name")
         }
         let key = lowercaseKey(rawName.hasPrefix("_") ? rawName.dropFirst() : rawName[...])
-        let columns = value["columns"]?.arrayValue ?? []
-        let firstOffset = columns.first?["data"]?["data"]?.binaryValue?.startIndex
+        let firstOffset = columns?.first?["data"]?["data"]?.binaryValue?.startIndex
         let site = Site(file: state.file, category: rawName, offset: firstOffset)
-        guard let rowCount = value["rowCount"]?.intValue else { throw site.error("no integer 'rowCount'") }
+        guard let rowCount = rowCountValue?.intValue else { throw site.error("no integer 'rowCount'") }
         guard rowCount >= 0, rowCount <= state.maxRows else { throw site.error("rowCount \(rowCount) is out of range") }
-        guard value["columns"]?.arrayValue != nil else { throw site.error("no 'columns' array") }
+        guard let columns else { throw site.error("no 'columns' array") }
 
         var category = CIFCategory(name: key, rowCount: rowCount)
         category.columns.reserveCapacity(columns.count)
         for columnValue in columns {
-            guard let columnName = columnValue["name"]?.stringValue else { throw site.error("column without a name") }
-            let column = try decodeColumn(columnValue, site: Site(file: state.file, category: rawName, column: columnName), rowCount: rowCount, state: &state)
+            var columnName: String? = nil, data: MessagePackValue? = nil, mask: MessagePackValue? = nil
+            columnValue.mapValue?.forEachStringKey { key, v in
+                switch key {
+                case "name": columnName = v.stringValue
+                case "data": data = v
+                case "mask": mask = v
+                default: break
+                }
+            }
+            guard let columnName else { throw site.error("column without a name") }
+            let columnSite = Site(file: state.file, category: rawName, column: columnName)
+            guard let data else { throw columnSite.error("column has no 'data'") }
+            let column = try decodeColumn(data: data, mask: mask, site: columnSite, rowCount: rowCount, state: &state)
             category.columns[lowercaseKey(columnName[...])] = column
         }
         return category
     }
 
-    static func decodeColumn(_ value: MessagePackValue, site columnSite: Site, rowCount: Int, state: inout DecodeState) throws -> CIFColumn {
-        guard let data = value["data"] else { throw columnSite.error("column has no 'data'") }
-        let values = try decodeData(data, what: "data", site: columnSite, state: &state)
-        let site = columnSite.at(data["data"]?.binaryValue?.startIndex)
+    static func decodeColumn(data: MessagePackValue, mask maskValue: MessagePackValue?, site columnSite: Site, rowCount: Int, state: inout DecodeState) throws -> CIFColumn {
+        let (values, site) = try decodeData(data, what: "data", site: columnSite, state: &state)
 
         var mask: [UInt8]? = nil
-        if let maskValue = value["mask"], !maskValue.isNull {
-            let maskSite = columnSite.at(maskValue["data"]?.binaryValue?.startIndex)
-            guard case .ints(let m) = try decodeData(maskValue, what: "mask", site: columnSite, state: &state) else {
+        if let maskValue, !maskValue.isNull {
+            let (decoded, maskSite) = try decodeData(maskValue, what: "mask", site: columnSite, state: &state)
+            switch decoded {
+            case .ints(let m):
+                guard m.count == rowCount else {
+                    throw maskSite.error("mask has \(m.count) values but the category has \(rowCount) rows")
+                }
+                mask = try maskBytes(m, site: maskSite)
+            default:
                 throw maskSite.error("mask does not decode to integers")
             }
-            guard m.count == rowCount else {
-                throw maskSite.error("mask has \(m.count) values but the category has \(rowCount) rows")
-            }
-            var anyAbsent = false
-            let bytes = try m.withUnsafeBufferPointer { src throws(StructureReadError) -> [UInt8] in
-                var bad: Int32? = nil
-                let out = [UInt8](unsafeUninitializedCapacity: src.count) { dst, n in
-                    for i in 0..<src.count {
-                        let v = src[i]
-                        if v != 0 { anyAbsent = true; if v < 0 || v > 2 { bad = v } }
-                        dst[i] = UInt8(truncatingIfNeeded: v)
-                    }
-                    n = src.count
-                }
-                if let bad { throw maskSite.error("mask value \(bad) is not 0, 1 or 2") }
-                return out
-            }
-            mask = anyAbsent ? bytes : nil
         }
 
         func checkCount(_ n: Int) throws {
@@ -148,12 +153,40 @@ public enum BinaryCIFDecoder {
         }
     }
 
-    /// Decodes an `{data: bin, encoding: [...]}` map.
-    static func decodeData(_ value: MessagePackValue, what: String, site columnSite: Site, state: inout DecodeState) throws -> Decoded {
-        guard let bytes = value["data"]?.binaryValue else { throw columnSite.error("\(what) has no binary 'data'") }
+    /// Mask values as bytes, checked to be 0, 1 or 2; nil when all are 0 (every value present).
+    static func maskBytes(_ values: [Int32], site: Site) throws -> [UInt8]? {
+        let (out, bad, anyAbsent) = values.withUnsafeBufferPointer { src -> ([UInt8], Int32?, Bool) in
+            var bad: Int32? = nil
+            var anyAbsent = false
+            for i in 0..<src.count where src[i] != 0 {
+                anyAbsent = true
+                if src[i] < 0 || src[i] > 2 { bad = src[i]; break }
+            }
+            guard anyAbsent, bad == nil else { return ([], bad, anyAbsent) }
+            let out = [UInt8](unsafeUninitializedCapacity: src.count) { dst, n in
+                for i in 0..<src.count { dst[i] = UInt8(truncatingIfNeeded: src[i]) }
+                n = src.count
+            }
+            return (out, nil, true)
+        }
+        if let bad { throw site.error("mask value \(bad) is not 0, 1 or 2") }
+        return anyAbsent ? out : nil
+    }
+
+    /// Decodes an `{data: bin, encoding: [...]}` map; also returns the site at the data's offset.
+    static func decodeData(_ value: MessagePackValue, what: String, site columnSite: Site, state: inout DecodeState) throws -> (Decoded, Site) {
+        var bytes: ArraySlice<UInt8>? = nil, encodings: [MessagePackValue]? = nil
+        value.mapValue?.forEachStringKey { key, v in
+            switch key {
+            case "data": bytes = v.binaryValue
+            case "encoding": encodings = v.arrayValue
+            default: break
+            }
+        }
+        guard let bytes else { throw columnSite.error("\(what) has no binary 'data'") }
         let site = columnSite.at(bytes.startIndex)
-        guard let encodings = value["encoding"]?.arrayValue else { throw site.error("\(what) has no 'encoding' list") }
-        return try applyEncodings(encodings, to: .bytes(bytes), site: site, state: &state, depth: 0)
+        guard let encodings else { throw site.error("\(what) has no 'encoding' list") }
+        return (try applyEncodings(encodings, to: .bytes(bytes), site: site, state: &state, depth: 0), site)
     }
 
     // MARK: - Encodings
@@ -175,6 +208,38 @@ public enum BinaryCIFDecoder {
         }
     }
 
+    /// The parameters of one encoding step, read from its map in one pass.
+    struct EncodingSpec {
+        var kind: String?
+        var type: Int?, srcSize: Int?, byteCount: Int?, origin: Int?, numSteps: Int?
+        var isUnsigned: Bool?
+        var factor: Double?, min: Double?, max: Double?
+        var stringData: String?, offsets: ArraySlice<UInt8>?
+        var dataEncoding: [MessagePackValue]?, offsetEncoding: [MessagePackValue]?
+
+        init(_ value: MessagePackValue) {
+            value.mapValue?.forEachStringKey { key, v in
+                switch key {
+                case "kind": kind = v.stringValue
+                case "type": type = v.intValue
+                case "srcSize": srcSize = v.intValue
+                case "byteCount": byteCount = v.intValue
+                case "origin": origin = v.intValue
+                case "numSteps": numSteps = v.intValue
+                case "isUnsigned": isUnsigned = v.boolValue
+                case "factor": factor = v.doubleValue
+                case "min": min = v.doubleValue
+                case "max": max = v.doubleValue
+                case "stringData": stringData = v.stringValue
+                case "offsets": offsets = v.binaryValue
+                case "dataEncoding": dataEncoding = v.arrayValue
+                case "offsetEncoding": offsetEncoding = v.arrayValue
+                default: break
+                }
+            }
+        }
+    }
+
     /// Undoes `encodings`, last first.
     static func applyEncodings(_ encodings: [MessagePackValue], to input: Decoded, site: Site, state: inout DecodeState, depth: Int) throws -> Decoded {
         guard encodings.count <= maxEncodingSteps else {
@@ -182,58 +247,58 @@ public enum BinaryCIFDecoder {
         }
         var current = input
         for encoding in encodings.reversed() {
-            current = try applyEncoding(encoding, to: current, site: site, state: &state, depth: depth)
+            current = try applyEncoding(EncodingSpec(encoding), to: current, site: site, state: &state, depth: depth)
         }
         return current
     }
 
-    static func applyEncoding(_ encoding: MessagePackValue, to input: Decoded, site: Site, state: inout DecodeState, depth: Int) throws -> Decoded {
-        guard let kind = encoding["kind"]?.stringValue else { throw site.error("encoding without a 'kind'") }
+    static func applyEncoding(_ spec: EncodingSpec, to input: Decoded, site: Site, state: inout DecodeState, depth: Int) throws -> Decoded {
+        guard let kind = spec.kind else { throw site.error("encoding without a 'kind'") }
 
-        func ints(_ step: String) throws -> [Int32] {
-            guard case .ints(let v) = input else { throw site.error("\(step) expects integers but got \(input.kindName)") }
+        func ints() throws -> [Int32] {
+            guard case .ints(let v) = input else { throw site.error("\(kind) expects integers but got \(input.kindName)") }
             return v
         }
-        func int(_ key: String) throws -> Int {
-            guard let v = encoding[key]?.intValue else { throw site.error("\(kind) encoding has no integer '\(key)'") }
+        func need(_ v: Int?, _ key: String) throws -> Int {
+            guard let v else { throw site.error("\(kind) encoding has no integer '\(key)'") }
             return v
         }
-        func number(_ key: String) throws -> Double {
-            guard let v = encoding[key]?.doubleValue, v.isFinite else { throw site.error("\(kind) encoding has no finite number '\(key)'") }
+        func need(_ v: Double?, _ key: String) throws -> Double {
+            guard let v, v.isFinite else { throw site.error("\(kind) encoding has no finite number '\(key)'") }
             return v
         }
 
         switch kind {
         case "ByteArray":
             guard case .bytes(let raw) = input else { throw site.error("ByteArray expects raw bytes but got \(input.kindName)") }
-            return try byteArray(raw, type: try int("type"), site: site)
+            return try byteArray(raw, type: try need(spec.type, "type"), site: site)
 
         case "FixedPoint":
-            let factor = try number("factor")
+            let factor = try need(spec.factor, "factor")
             guard factor != 0 else { throw site.error("FixedPoint factor is 0") }
-            return .doubles(fixedPoint(try ints(kind), factor: factor))
+            return .doubles(fixedPoint(try ints(), factor: factor))
 
         case "IntervalQuantization":
-            let lo = try number("min"), hi = try number("max"), steps = try int("numSteps")
+            let lo = try need(spec.min, "min"), hi = try need(spec.max, "max"), steps = try need(spec.numSteps, "numSteps")
             guard steps >= 2 else { throw site.error("IntervalQuantization numSteps \(steps) is below 2") }
-            return .doubles(intervalQuantization(try ints(kind), min: lo, max: hi, numSteps: steps))
+            return .doubles(intervalQuantization(try ints(), min: lo, max: hi, numSteps: steps))
 
         case "RunLength":
-            return .ints(try runLength(try ints(kind), srcSize: try int("srcSize"), site: site, state: &state))
+            return .ints(try runLength(try ints(), srcSize: try need(spec.srcSize, "srcSize"), site: site, state: &state))
 
         case "Delta":
-            let origin = try int("origin")
+            let origin = try need(spec.origin, "origin")
             guard let o = Int32(exactly: origin) else { throw site.error("Delta origin \(origin) does not fit 32 bits") }
-            return .ints(delta(try ints(kind), origin: o))
+            return .ints(delta(try ints(), origin: o))
 
         case "IntegerPacking":
-            let byteCount = try int("byteCount")
-            let unsigned = encoding["isUnsigned"]?.boolValue ?? false
-            return .ints(try integerPacking(try ints(kind), byteCount: byteCount, isUnsigned: unsigned, srcSize: try int("srcSize"), site: site))
+            let byteCount = try need(spec.byteCount, "byteCount")
+            return .ints(try integerPacking(try ints(), byteCount: byteCount, isUnsigned: spec.isUnsigned ?? false,
+                                            srcSize: try need(spec.srcSize, "srcSize"), site: site))
 
         case "StringArray":
             guard depth < 4 else { throw site.error("StringArray nested too deeply") }
-            return .strings(try stringArray(encoding, input: input, site: site, state: &state, depth: depth))
+            return .strings(try stringArray(spec, input: input, site: site, state: &state, depth: depth))
 
         default:
             throw site.error("unknown encoding kind '\(kind)'")
@@ -417,11 +482,11 @@ public enum BinaryCIFDecoder {
     /// Unique strings concatenated in `stringData`, cut at `offsets` (decoded by `offsetEncoding`);
     /// the input, decoded by `dataEncoding`, indexes them, -1 (any negative) meaning an empty string.
     /// Offsets count bytes when `stringData` is ASCII, else UTF-16 code units as Mol*'s encoder writes.
-    static func stringArray(_ encoding: MessagePackValue, input: Decoded, site: Site, state: inout DecodeState, depth: Int) throws -> [String] {
-        guard let stringData = encoding["stringData"]?.stringValue else { throw site.error("StringArray has no 'stringData' string") }
-        guard let offsetBytes = encoding["offsets"]?.binaryValue else { throw site.error("StringArray has no binary 'offsets'") }
-        guard let offsetEncoding = encoding["offsetEncoding"]?.arrayValue else { throw site.error("StringArray has no 'offsetEncoding' list") }
-        guard let dataEncoding = encoding["dataEncoding"]?.arrayValue else { throw site.error("StringArray has no 'dataEncoding' list") }
+    static func stringArray(_ spec: EncodingSpec, input: Decoded, site: Site, state: inout DecodeState, depth: Int) throws -> [String] {
+        guard let stringData = spec.stringData else { throw site.error("StringArray has no 'stringData' string") }
+        guard let offsetBytes = spec.offsets else { throw site.error("StringArray has no binary 'offsets'") }
+        guard let offsetEncoding = spec.offsetEncoding else { throw site.error("StringArray has no 'offsetEncoding' list") }
+        guard let dataEncoding = spec.dataEncoding else { throw site.error("StringArray has no 'dataEncoding' list") }
 
         let offsetSite = site.at(offsetBytes.startIndex)
         guard case .ints(let offsets) = try applyEncodings(offsetEncoding, to: .bytes(offsetBytes), site: offsetSite, state: &state, depth: depth + 1) else {
@@ -447,14 +512,14 @@ public enum BinaryCIFDecoder {
             return true
         }
         if let (a, b, n) = badRange {
-            throw offsetSite.error("StringArray offsets \(a)..<\(b) are out of range for \(n) bytes of string data")
+            throw offsetSite.error("StringArray offsets \(a)..<\(b) are decreasing or out of range for \(n) bytes of string data")
         }
         if !isASCII {
             let utf16 = Array(stringData.utf16)
             for k in 0..<uniqueCount {
                 let a = Int(offsets[k]), b = Int(offsets[k + 1])
                 guard a >= 0, a <= b, b <= utf16.count else {
-                    throw offsetSite.error("StringArray offsets \(a)..<\(b) are out of range for \(utf16.count) UTF-16 units of string data")
+                    throw offsetSite.error("StringArray offsets \(a)..<\(b) are decreasing or out of range for \(utf16.count) UTF-16 units of string data")
                 }
                 unique.append(String(decoding: utf16[a..<b], as: UTF16.self))
             }

@@ -20,6 +20,7 @@ enum MessagePackValue: Sendable {
         return map[key]
     }
 
+    var mapValue: MessagePackMap? { if case .map(let m) = self { return m } else { return nil } }
     var isNull: Bool { if case .null = self { return true } else { return false } }
 
     /// An integer, also accepting floats with an integral value in range.
@@ -50,20 +51,33 @@ enum MessagePackValue: Sendable {
     var binaryValue: ArraySlice<UInt8>? { if case .binary(let b) = self { return b } else { return nil } }
 }
 
-/// A MessagePack map: entries in file order, keys and values in parallel arrays (so a lookup copies
-/// keys only). Keys are usually strings.
+/// A MessagePack map: entries in file order, stored as one array alternating key and value (one
+/// allocation per map). Keys are usually strings.
 struct MessagePackMap: Sendable {
-    var keys: [MessagePackValue] = []
-    var values: [MessagePackValue] = []
+    /// key 0, value 0, key 1, value 1, ...
+    var storage: [MessagePackValue] = []
 
-    var count: Int { keys.count }
+    var count: Int { storage.count / 2 }
+    func key(_ i: Int) -> MessagePackValue { storage[2 * i] }
+    func value(_ i: Int) -> MessagePackValue { storage[2 * i + 1] }
 
     /// The value of the first entry whose key is the string `key`.
     subscript(key: String) -> MessagePackValue? {
-        for i in keys.indices {
-            if case .string(let k) = keys[i], k == key { return values[i] }
+        var i = 0
+        while i + 1 < storage.count {
+            if case .string(let k) = storage[i], k == key { return storage[i + 1] }
+            i += 2
         }
         return nil
+    }
+
+    /// Calls `body` with each entry whose key is a string, in order.
+    func forEachStringKey(_ body: (String, MessagePackValue) throws -> Void) rethrows {
+        var i = 0
+        while i + 1 < storage.count {
+            if case .string(let k) = storage[i] { try body(k, storage[i + 1]) }
+            i += 2
+        }
     }
 }
 
@@ -166,14 +180,10 @@ enum MessagePack {
             guard count <= remaining / 2 else {
                 throw error("map of \(count) entries but only \(remaining) bytes left", at: start)
             }
-            var map = MessagePackMap()
-            map.keys.reserveCapacity(count)
-            map.values.reserveCapacity(count)
-            for _ in 0..<count {
-                map.keys.append(try value(depth: depth + 1))
-                map.values.append(try value(depth: depth + 1))
-            }
-            return .map(map)
+            var storage: [MessagePackValue] = []
+            storage.reserveCapacity(2 * count)
+            for _ in 0..<(2 * count) { storage.append(try value(depth: depth + 1)) }
+            return .map(MessagePackMap(storage: storage))
         }
 
         mutating func value(depth: Int) throws(MessagePackError) -> MessagePackValue {

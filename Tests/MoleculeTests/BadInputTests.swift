@@ -1,0 +1,176 @@
+import Foundation
+import Testing
+@testable import Molecule
+
+/// Every malformed input gets a `StructureReadError` naming the file and the line (or byte offset).
+@Suite("Bad input")
+struct BadInputTests {
+    static func error(_ text: String, name: String = "bad.txt") -> StructureReadError? {
+        error(Array(text.utf8), name: name)
+    }
+
+    static func error(_ bytes: [UInt8], name: String = "bad.bin") -> StructureReadError? {
+        do { _ = try StructureReader.read(bytes: bytes, fileName: name); return nil } catch let e as StructureReadError { return e } catch {
+            Issue.record("unexpected error type \(type(of: error)): \(error)"); return nil
+        }
+    }
+
+    @Test func emptyFile() {
+        let e = Self.error([], name: "empty.pdb")
+        #expect(e?.file == "empty.pdb")
+        #expect(e?.message.contains("empty") == true)
+    }
+
+    @Test func binaryGarbage() {
+        var rng = SplitMix(seed: 7)
+        let bytes = (0..<4096).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+        let e = Self.error(bytes, name: "noise.bin")
+        #expect(e != nil)
+        #expect(e?.description.hasPrefix("noise.bin") == true)
+    }
+
+    @Test func wrongFormat() {
+        let e = Self.error("Hello, this is a letter, not a structure.\nRegards\n", name: "letter.txt")
+        #expect(e?.message.contains("not a recognised structure format") == true)
+    }
+
+    @Test func truncatedPDBAtom() throws {
+        let e = Self.error("HEADER    TEST\nATOM      1  N   MET A   1      -8.164 -17.1\n", name: "cut.pdb")
+        #expect(e?.line == 2)
+        #expect(e?.field?.contains("ATOM") == true)
+    }
+
+    @Test func pdbCoordinateNotANumber() throws {
+        let e = Self.error("ATOM      1  N   MET A   1      -8.164 -1x.168   4.248  1.00 40.83           N\n", name: "x.pdb")
+        #expect(e?.line == 1)
+        #expect(e?.field == "y (columns 39-46)")
+    }
+
+    @Test func pdbNumbersOutOfRange() throws {
+        let e = Self.error("ATOM      1  N   MET A   1      -8.164 -17.168 9e99999  1.00 40.83           N\n", name: "x.pdb")
+        #expect(e?.line == 1)
+        #expect(e?.field?.contains("z") == true)
+    }
+
+    @Test func pdbWithoutAtoms() {
+        let e = Self.error("HEADER    NOTHING HERE\nREMARK 2 RESOLUTION. 2.00 ANGSTROMS.\nEND\n", name: "noatoms.pdb")
+        #expect(e?.message.contains("no ATOM or HETATM") == true)
+    }
+
+    @Test func truncatedPDBFile() throws {
+        let full = try Fixtures.bytes("pdb1ubi.pdb")
+        // Cut in the middle of an ATOM line.
+        let text = String(decoding: full, as: UTF8.self)
+        let cut = try #require(text.range(of: "ATOM    100")).upperBound
+        let e = Self.error(String(text[..<cut]), name: "cut.pdb")
+        #expect(e != nil)
+        #expect(e?.line != nil)
+    }
+
+    @Test func unterminatedCIFTextField() {
+        let e = Self.error("data_x\n_struct.title\n;A title that never\nends\n", name: "open.cif")
+        #expect(e?.line == 3)
+        #expect(e?.message.contains("never closed") == true)
+    }
+
+    @Test func truncatedCIFLoop() throws {
+        let full = String(decoding: try Fixtures.bytes("1A8O.cif"), as: UTF8.self)
+        let cut = full.index(full.startIndex, offsetBy: full.utf8.count * 2 / 3)
+        let e = Self.error(String(full[..<cut]), name: "cut.cif")
+        #expect(e != nil)
+        #expect(e?.line != nil)
+    }
+
+    @Test func cifCoordinateNotANumber() {
+        let text = """
+        data_t
+        loop_
+        _atom_site.group_PDB
+        _atom_site.id
+        _atom_site.type_symbol
+        _atom_site.label_atom_id
+        _atom_site.label_comp_id
+        _atom_site.label_asym_id
+        _atom_site.label_seq_id
+        _atom_site.Cartn_x
+        _atom_site.Cartn_y
+        _atom_site.Cartn_z
+        ATOM 1 N N MET A 1 1.0 2.0 3.0
+        ATOM 2 C CA MET A 1 1.5 abc 3.0
+
+        """
+        let e = Self.error(text, name: "nan.cif")
+        #expect(e?.field == "_atom_site.Cartn_y")
+        #expect(e?.line == 14)
+    }
+
+    @Test func cifQuotedStringNotClosed() {
+        let e = Self.error("data_x\n_struct.title 'no end\n", name: "q.cif")
+        #expect(e?.line == 2)
+    }
+
+    @Test func cifWithoutCoordinates() {
+        let e = Self.error("data_x\n_struct.title 'just a title'\n", name: "t.cif")
+        #expect(e != nil)
+    }
+
+    @Test func nonUTF8Bytes() {
+        var bytes = Array("HEADER    TEST\nATOM      1  N   MET A   1      -8.164 -17.168   4.248  1.00 40.83           N\n".utf8)
+        bytes[20] = 0xFF
+        let e = Self.error(bytes, name: "latin.pdb")
+        #expect(e?.line == 2)
+        #expect(e?.message.contains("UTF-8") == true)
+    }
+
+    @Test func damagedGzip() throws {
+        let gz = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.path("3KPR.pdb.gz"))))
+        let e = Self.error(Array(gz.prefix(gz.count / 2)), name: "cut.pdb.gz")
+        #expect(e?.message.contains("gzip") == true)
+    }
+
+    @Test func truncatedBinaryCIF() throws {
+        let b = try Fixtures.bytes("3jqh.bcif.gz")
+        let e = Self.error(Array(b.prefix(b.count / 3)), name: "cut.bcif")
+        #expect(e?.byteOffset != nil)
+    }
+
+    @Test("every file cut at many places fails cleanly or reads", arguments: ["1A8O.pdb", "1A8O.cif", "3jqh.bcif.gz", "first_200.props.sdf", "benzene.xyz", "ATP.cif"])
+    func truncations(file: String) throws {
+        let full = try Fixtures.bytes(file)
+        for k in stride(from: 0, to: full.count, by: max(1, full.count / 97)) {
+            do { _ = try StructureReader.read(bytes: Array(full.prefix(k)), fileName: file) } catch is StructureReadError {}
+        }
+    }
+
+    /// Inputs that once crashed a reader (found by `scripts/fuzz`) must now only fail cleanly.
+    @Test func fuzzRegressions() throws {
+        let dir = Fixtures.root.appendingPathComponent("fuzz-crashes")
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+        for name in files where !name.hasPrefix(".") && name != "README.md" {
+            let bytes = try [UInt8](Data(contentsOf: dir.appendingPathComponent(name)))
+            if let s = try? StructureReader.read(bytes: bytes, fileName: name) { exerciseEngine(s) }
+        }
+    }
+}
+
+/// Runs what `proteinar info` runs on a structure: bonds, secondary structure, summary.
+func exerciseEngine(_ s: Structure) {
+    for i in s.models.indices.prefix(2) {
+        _ = BondBuilder.bonds(of: s.models[i], in: s)
+        _ = s.secondaryStructure(modelIndex: i, compute: true)
+    }
+    _ = StructureSummary(s)
+}
+
+/// A small seeded generator so tests are reproducible.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E3779B97F4A7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
+        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
+        return z ^ (z >> 31)
+    }
+}
