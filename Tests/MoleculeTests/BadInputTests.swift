@@ -22,7 +22,7 @@ struct BadInputTests {
     }
 
     @Test func binaryGarbage() {
-        var rng = SplitMix(seed: 7)
+        var rng = SeededGenerator(seed: 7)
         let bytes = (0..<4096).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
         let e = Self.error(bytes, name: "noise.bin")
         #expect(e != nil)
@@ -162,15 +162,3 @@ func exerciseEngine(_ s: Structure) {
     _ = StructureSummary(s)
 }
 
-/// A small seeded generator so tests are reproducible.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E3779B97F4A7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-        return z ^ (z >> 31)
-    }
-}

@@ -53,6 +53,16 @@ extension Model {
         guard !backbone.isEmpty else { return codes }
         let assigned = DSSP.assign(backbone)
         for (k, r) in indices.enumerated() where k < assigned.count { codes[r] = assigned[k] }
+        // Alternative residues at one position (microheterogeneity) share the first one's code.
+        for chain in chains {
+            var r = chain.residueRange.lowerBound + 1
+            while r < chain.residueRange.upperBound {
+                if residues[r].number == residues[r - 1].number, residues[r].insertionCode == residues[r - 1].insertionCode {
+                    codes[r] = codes[r - 1]
+                }
+                r += 1
+            }
+        }
         return codes
     }
 
@@ -65,6 +75,9 @@ extension Model {
             for r in chain.residueRange {
                 let res = residues[r]
                 guard res.kind == .aminoAcid || res.atomCount >= 4 else { continue }
+                // Of alternative residues at one position (microheterogeneity) only the first takes part.
+                if r > chain.residueRange.lowerBound, residues[r - 1].number == res.number,
+                   residues[r - 1].insertionCode == res.insertionCode { continue }
                 var n: SIMD3<Float>?, ca: SIMD3<Float>?, cc: SIMD3<Float>?, o: SIMD3<Float>?
                 for a in res.atomRange {
                     switch atoms.names[a] {

@@ -89,6 +89,9 @@ enum MMCIFWriter {
         "pdbx_PDB_model_num",
     ]
 
+    /// `_atom_site.type_symbol` values by atomic number: upper-case symbols, "X" for unknown.
+    static let typeSymbols: [[UInt8]] = ElementData.symbols.map { Array($0.uppercased().utf8) }
+
     static func writeAtomSite(_ s: Structure, into out: inout TextWriterBuffer) {
         out.append("loop_\n")
         for f in atomSiteFields { out.append("_atom_site."); out.append(f); out.append("\n") }
@@ -97,62 +100,79 @@ enum MMCIFWriter {
             let atoms = model.atoms
             let n = atoms.count
             guard n > 0 else { continue }
-            var modelNumber: [UInt8] = []
+            var modelNumber: [UInt8] = [0x20]
             TextWriterBuffer.decimal(model.number, into: &modelNumber)
+            modelNumber.append(0x0A)
             let useResidueAsym = model.residueLabelAsym.count == model.residues.count
+            // Values shared by a residue's atoms, encoded once: " comp asym entity seq ins" and
+            // " auth_seq auth_comp auth_asym".
+            var labelPart = TextWriterBuffer(), authPart = TextWriterBuffer(), name = TextWriterBuffer()
 
-            func row(_ a: Int, residue: Residue?, chain: Chain?, entityID: String, labelAsym: String) {
-                out.append(atoms.isHetero[a] ? "HETATM " : "ATOM ")
-                out.appendInt(Int(atoms.serials[a]))
-                out.append(" ")
-                out.appendCIFValue(atoms.elements[a].symbol.uppercased())
-                out.append(" ")
-                out.appendCIFValue(atoms.names[a])
-                out.append(" ")
-                let alt = atoms.altLocs[a]
-                if alt > 0x20 && alt < 0x7F { out.appendCIFValue(String(UnicodeScalar(alt))) } else { out.append(".") }
-                out.append(" ")
-                out.appendCIFValue(residue?.name ?? "")
-                out.append(" ")
-                out.appendCIFValue(labelAsym)
-                out.append(" ")
-                out.appendCIFValue(entityID, emptyAs: "?")
-                out.append(" ")
-                if let q = residue?.sequenceIndex { out.appendInt(Int(q)) } else { out.append(".") }
-                out.append(" ")
+            func setResidue(_ residue: Residue?, chain: Chain?, entityID: String, labelAsym: String) {
+                labelPart.bytes.removeAll(keepingCapacity: true)
+                authPart.bytes.removeAll(keepingCapacity: true)
+                labelPart.append(0x20)
+                labelPart.appendCIFValue(residue?.name ?? "")
+                labelPart.append(0x20)
+                labelPart.appendCIFValue(labelAsym)
+                labelPart.append(0x20)
+                labelPart.appendCIFValue(entityID, emptyAs: "?")
+                labelPart.append(0x20)
+                if let q = residue?.sequenceIndex { labelPart.appendInt(Int(q)) } else { labelPart.append(0x2E) }
+                labelPart.append(0x20)
                 if let r = residue, r.insertionCode > 0x20, r.insertionCode < 0x7F {
-                    out.appendCIFValue(String(UnicodeScalar(r.insertionCode)))
+                    labelPart.appendCIFValue(String(UnicodeScalar(r.insertionCode)))
                 } else {
-                    out.append("?")
+                    labelPart.append(0x3F)
                 }
+                authPart.append(0x20)
+                if let r = residue { authPart.appendInt(Int(r.number)) } else { authPart.append(0x3F) }
+                authPart.append(0x20)
+                authPart.appendCIFValue(residue?.name ?? "")
+                authPart.append(0x20)
+                authPart.appendCIFValue(chain?.id ?? "")
+            }
+
+            func row(_ a: Int) {
+                out.append(atoms.isHetero[a] ? "HETATM " as StaticString : "ATOM " as StaticString)
+                out.appendInt(Int(atoms.serials[a]))
+                out.append(0x20)
+                let z = Int(atoms.elements[a].atomicNumber)
+                out.append(contentsOf: z < typeSymbols.count ? typeSymbols[z] : [0x58])
+                name.bytes.removeAll(keepingCapacity: true)
+                name.appendCIFValue(atoms.names[a])
+                out.append(0x20)
+                out.append(contentsOf: name.bytes)
+                out.append(0x20)
+                let alt = atoms.altLocs[a]
+                if alt > 0x20 && alt < 0x7F {
+                    out.appendCIFValue(String(UnicodeScalar(alt)))
+                } else {
+                    out.append(0x2E)
+                }
+                out.append(contentsOf: labelPart.bytes)
                 let p = atoms.positions[a]
-                out.append(" ")
+                out.append(0x20)
                 out.appendCoordinate(p.x)
-                out.append(" ")
+                out.append(0x20)
                 out.appendCoordinate(p.y)
-                out.append(" ")
+                out.append(0x20)
                 out.appendCoordinate(p.z)
-                out.append(" ")
+                out.append(0x20)
                 out.appendCompact(atoms.occupancies[a])
-                out.append(" ")
+                out.append(0x20)
                 out.appendCompact(atoms.bFactors[a])
-                out.append(" ")
+                out.append(0x20)
                 out.appendInt(Int(atoms.formalCharges[a]))
-                out.append(" ")
-                if let r = residue { out.appendInt(Int(r.number)) } else { out.append("?") }
-                out.append(" ")
-                out.appendCIFValue(residue?.name ?? "")
-                out.append(" ")
-                out.appendCIFValue(chain?.id ?? "")
-                out.append(" ")
-                out.appendCIFValue(atoms.names[a])
-                out.append(" ")
+                out.append(contentsOf: authPart.bytes)
+                out.append(0x20)
+                out.append(contentsOf: name.bytes)
                 out.append(contentsOf: modelNumber)
-                out.append("\n")
             }
 
             if model.chains.isEmpty || model.residues.isEmpty {
-                for a in 0..<n { row(a, residue: nil, chain: nil, entityID: "", labelAsym: "") }
+                setResidue(nil, chain: nil, entityID: "", labelAsym: "")
+                for a in 0..<n { row(a) }
                 continue
             }
             for chain in model.chains {
@@ -167,9 +187,8 @@ enum MMCIFWriter {
                     else { labelAsym = chain.id }
                     let entityID = entityOf(res, chain: chain, polymerEntity: polymerEntity,
                                             polymerChain: polymerChain, atoms: atoms, entities: s.entities)
-                    for a in PDBWriter.clamp(res.atomStart, res.atomEnd, n) {
-                        row(a, residue: res, chain: chain, entityID: entityID, labelAsym: labelAsym)
-                    }
+                    setResidue(res, chain: chain, entityID: entityID, labelAsym: labelAsym)
+                    for a in PDBWriter.clamp(res.atomStart, res.atomEnd, n) { row(a) }
                 }
             }
         }
@@ -207,7 +226,8 @@ extension TextWriterBuffer {
         case .single: append(0x27); append(s); append(0x27)
         case .double: append(0x22); append(s); append(0x22)
         case .textField:
-            if let last = bytes.last, last != 0x0A { append(0x0A) }
+            // A text field starts a line.
+            if bytes.last != 0x0A { append(0x0A) }
             append(0x3B)  // ";"
             // A line starting with ";" would end the field: such lines get a leading space.
             var atLineStart = false
@@ -250,12 +270,13 @@ enum CIFQuoting {
             if b <= 0x20 || b >= 0x7F { needsQuotes = true }
         }
         if hasNewline { return .textField }
-        if !needsQuotes {
-            let lower = s.lowercased()
-            // Reserved words, and words starting with them, which parsers take for the keyword.
-            if lower.hasPrefix("data_") || lower.hasPrefix("save_") || lower.hasPrefix("loop_")
-                || lower.hasPrefix("stop_") || lower.hasPrefix("global_") {
-                needsQuotes = true
+        // Reserved words, and words starting with them, which parsers take for the keyword.
+        if !needsQuotes, u.count >= 5, let lastOfPrefix = u.firstIndex(of: 0x5F) {  // "_"
+            switch first | 0x20 {
+            case 0x64, 0x73, 0x6C, 0x67:  // d s l g
+                let word = String(decoding: u[u.startIndex..<lastOfPrefix], as: UTF8.self).lowercased()
+                needsQuotes = ["data", "save", "loop", "stop", "global"].contains(word)
+            default: break
             }
         }
         guard needsQuotes else { return .bare }

@@ -87,10 +87,10 @@ public enum BinaryCIFDecoder {
     static func decodeCategory(_ value: MessagePackValue, blockIndex: Int, state: inout DecodeState) throws -> CIFCategory {
         var rawName: String? = nil, rowCountValue: MessagePackValue? = nil, columns: [MessagePackValue]? = nil
         value.mapValue?.forEachStringKey { key, v in
-            switch key {
-            case "name": rawName = v.stringValue
-            case "rowCount": rowCountValue = v
-            case "columns": columns = v.arrayValue
+            switch Key(key) {
+            case .name: rawName = v.stringValue
+            case .rowCount: rowCountValue = v
+            case .columns: columns = v.arrayValue
             default: break
             }
         }
@@ -109,10 +109,10 @@ public enum BinaryCIFDecoder {
         for columnValue in columns {
             var columnName: String? = nil, data: MessagePackValue? = nil, mask: MessagePackValue? = nil
             columnValue.mapValue?.forEachStringKey { key, v in
-                switch key {
-                case "name": columnName = v.stringValue
-                case "data": data = v
-                case "mask": mask = v
+                switch Key(key) {
+                case .name: columnName = v.stringValue
+                case .data: data = v
+                case .mask: mask = v
                 default: break
                 }
             }
@@ -177,9 +177,9 @@ public enum BinaryCIFDecoder {
     static func decodeData(_ value: MessagePackValue, what: String, site columnSite: Site, state: inout DecodeState) throws -> (Decoded, Site) {
         var bytes: ArraySlice<UInt8>? = nil, encodings: [MessagePackValue]? = nil
         value.mapValue?.forEachStringKey { key, v in
-            switch key {
-            case "data": bytes = v.binaryValue
-            case "encoding": encodings = v.arrayValue
+            switch Key(key) {
+            case .data: bytes = v.binaryValue
+            case .encoding: encodings = v.arrayValue
             default: break
             }
         }
@@ -187,6 +187,44 @@ public enum BinaryCIFDecoder {
         let site = columnSite.at(bytes.startIndex)
         guard let encodings else { throw site.error("\(what) has no 'encoding' list") }
         return (try applyEncodings(encodings, to: .bytes(bytes), site: site, state: &state, depth: 0), site)
+    }
+
+    /// The map keys BinaryCIF uses, told apart by first letter before one comparison (a `switch`
+    /// over strings would compare against every case in turn, which showed in profiles).
+    enum Key {
+        case name, rowCount, columns, data, mask, encoding, kind, type, srcSize, byteCount, origin, numSteps
+        case isUnsigned, factor, min, max, stringData, offsets, dataEncoding, offsetEncoding, other
+
+        init(_ key: String) {
+            var key = key
+            self = key.withUTF8 { Key.classify($0) }
+        }
+
+        static func classify(_ b: UnsafeBufferPointer<UInt8>) -> Key {
+            func eq(_ literal: StaticString) -> Bool {
+                guard b.count == literal.utf8CodeUnitCount else { return false }
+                let p = literal.utf8Start
+                for i in 0..<b.count where b[i] != p[i] { return false }
+                return true
+            }
+            guard let first = b.first else { return .other }
+            switch first {
+            case UInt8(ascii: "b"): return eq("byteCount") ? .byteCount : .other
+            case UInt8(ascii: "c"): return eq("columns") ? .columns : .other
+            case UInt8(ascii: "d"): return eq("data") ? .data : eq("dataEncoding") ? .dataEncoding : .other
+            case UInt8(ascii: "e"): return eq("encoding") ? .encoding : .other
+            case UInt8(ascii: "f"): return eq("factor") ? .factor : .other
+            case UInt8(ascii: "i"): return eq("isUnsigned") ? .isUnsigned : .other
+            case UInt8(ascii: "k"): return eq("kind") ? .kind : .other
+            case UInt8(ascii: "m"): return eq("mask") ? .mask : eq("min") ? .min : eq("max") ? .max : .other
+            case UInt8(ascii: "n"): return eq("name") ? .name : eq("numSteps") ? .numSteps : .other
+            case UInt8(ascii: "o"): return eq("origin") ? .origin : eq("offsets") ? .offsets : eq("offsetEncoding") ? .offsetEncoding : .other
+            case UInt8(ascii: "r"): return eq("rowCount") ? .rowCount : .other
+            case UInt8(ascii: "s"): return eq("srcSize") ? .srcSize : eq("stringData") ? .stringData : .other
+            case UInt8(ascii: "t"): return eq("type") ? .type : .other
+            default: return .other
+            }
+        }
     }
 
     // MARK: - Encodings
@@ -219,21 +257,21 @@ public enum BinaryCIFDecoder {
 
         init(_ value: MessagePackValue) {
             value.mapValue?.forEachStringKey { key, v in
-                switch key {
-                case "kind": kind = v.stringValue
-                case "type": type = v.intValue
-                case "srcSize": srcSize = v.intValue
-                case "byteCount": byteCount = v.intValue
-                case "origin": origin = v.intValue
-                case "numSteps": numSteps = v.intValue
-                case "isUnsigned": isUnsigned = v.boolValue
-                case "factor": factor = v.doubleValue
-                case "min": min = v.doubleValue
-                case "max": max = v.doubleValue
-                case "stringData": stringData = v.stringValue
-                case "offsets": offsets = v.binaryValue
-                case "dataEncoding": dataEncoding = v.arrayValue
-                case "offsetEncoding": offsetEncoding = v.arrayValue
+                switch Key(key) {
+                case .kind: kind = v.stringValue
+                case .type: type = v.intValue
+                case .srcSize: srcSize = v.intValue
+                case .byteCount: byteCount = v.intValue
+                case .origin: origin = v.intValue
+                case .numSteps: numSteps = v.intValue
+                case .isUnsigned: isUnsigned = v.boolValue
+                case .factor: factor = v.doubleValue
+                case .min: min = v.doubleValue
+                case .max: max = v.doubleValue
+                case .stringData: stringData = v.stringValue
+                case .offsets: offsets = v.binaryValue
+                case .dataEncoding: dataEncoding = v.arrayValue
+                case .offsetEncoding: offsetEncoding = v.arrayValue
                 default: break
                 }
             }
@@ -496,10 +534,10 @@ public enum BinaryCIFDecoder {
             throw site.error("StringArray indices do not decode to integers")
         }
 
-        // The distinct strings.
+        // The distinct strings, after an empty string at 0 for negative (null) indices: index i is entry i + 1.
         let uniqueCount = Swift.max(offsets.count - 1, 0)
-        var unique: [String] = []
-        unique.reserveCapacity(uniqueCount)
+        var table: [String] = [""]
+        table.reserveCapacity(uniqueCount + 1)
         var badRange: (Int, Int, Int)? = nil
         var text = stringData
         let isASCII = text.withUTF8 { utf8 -> Bool in
@@ -507,7 +545,7 @@ public enum BinaryCIFDecoder {
             for k in 0..<uniqueCount {
                 let a = Int(offsets[k]), b = Int(offsets[k + 1])
                 guard a >= 0, a <= b, b <= utf8.count else { badRange = (a, b, utf8.count); break }
-                unique.append(String(decoding: UnsafeBufferPointer(rebasing: utf8[a..<b]), as: UTF8.self))
+                table.append(String(decoding: UnsafeBufferPointer(rebasing: utf8[a..<b]), as: UTF8.self))
             }
             return true
         }
@@ -521,28 +559,24 @@ public enum BinaryCIFDecoder {
                 guard a >= 0, a <= b, b <= utf16.count else {
                     throw offsetSite.error("StringArray offsets \(a)..<\(b) are decreasing or out of range for \(utf16.count) UTF-16 units of string data")
                 }
-                unique.append(String(decoding: utf16[a..<b], as: UTF16.self))
+                table.append(String(decoding: utf16[a..<b], as: UTF16.self))
             }
         }
 
-        // Check every index first, then fill without further checks.
-        let count = indices.count
-        let bad = indices.withUnsafeBufferPointer { src -> Int32? in
-            var bad: Int32? = nil
-            for i in 0..<count where Int(src[i]) >= uniqueCount { bad = src[i]; break }
-            return bad
-        }
-        if let bad { throw site.error("StringArray index \(bad) is past its \(uniqueCount) strings") }
-        return indices.withUnsafeBufferPointer { src in
-            unique.withUnsafeBufferPointer { strings in
-                [String](unsafeUninitializedCapacity: count) { dst, n in
-                    for i in 0..<count {
+        var badIndex: Int32? = nil
+        let strings = indices.withUnsafeBufferPointer { src in
+            table.withUnsafeBufferPointer { table in
+                [String](unsafeUninitializedCapacity: src.count) { dst, n in
+                    for i in 0..<src.count {
                         let index = Int(src[i])
-                        dst.initializeElement(at: i, to: index < 0 ? "" : strings[index])
+                        guard index < uniqueCount else { badIndex = src[i]; n = i; return }
+                        dst.initializeElement(at: i, to: table[Swift.max(index, -1) + 1])
                     }
-                    n = count
+                    n = src.count
                 }
             }
         }
+        if let badIndex { throw site.error("StringArray index \(badIndex) is past its \(uniqueCount) strings") }
+        return strings
     }
 }
