@@ -24,6 +24,8 @@ enum Fixtures {
         return StructureReader.isGzip(bytes) ? try StructureReader.decompressGzip(bytes, fileName: name) : bytes
     }
 
+    static func bytesAt(_ url: URL) throws -> [UInt8] { [UInt8](try Data(contentsOf: url)) }
+
     struct ManifestRow {
         var file: String
         var models: Int?

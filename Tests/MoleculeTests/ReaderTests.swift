@@ -193,3 +193,45 @@ struct CrossFormatTests {
         #expect(t.metadata == b.metadata)
     }
 }
+
+@Suite("Small-molecule files")
+struct SmallMoleculeTests {
+    static func read(_ name: String) throws -> Structure {
+        try StructureReader.read(contentsOf: Fixtures.moleculeFixtures.appendingPathComponent(name).path)
+    }
+
+    @Test func v3000WithCharges() throws {
+        let s = try Self.read("glycine_benzene_v3000.sdf")
+        #expect(s.sourceFormat == .sdf)
+        #expect(s.models.count == 2)
+        let m = try #require(s.firstModel)
+        #expect(m.atoms.formalCharges.filter { $0 != 0 }.count == 2)
+        #expect(s.models[1].bonds.filter { $0.order == .aromatic }.count == 6)
+        #expect(!s.recordProperties[0].isEmpty)
+    }
+
+    @Test func v2000Charges() throws {
+        let m = try #require(try Self.read("charges_v2000.sdf").firstModel)
+        #expect(m.atoms.formalCharges.contains { $0 != 0 })
+    }
+
+    @Test func xyzFrames() throws {
+        let s = try Self.read("water_3frames.xyz")
+        #expect(s.models.count == 3)
+        #expect(s.models.allSatisfy { $0.atoms.elements.contains(.oxygen) })
+        let ext = try Self.read("extended_columns.xyz")
+        #expect(ext.firstModel?.atoms.count ?? 0 > 0)
+    }
+
+    @Test func molWithoutEnd() throws {
+        let e = BadInputTests.error(try Fixtures.bytesAt(Fixtures.moleculeFixtures.appendingPathComponent("missing_m_end.mol")), name: "missing_m_end.mol")
+        #expect(e?.line == 7)
+        #expect(e?.field == "M  END")
+    }
+
+    @Test func bondToMissingAtom() throws {
+        let e = BadInputTests.error(try Fixtures.bytesAt(Fixtures.moleculeFixtures.appendingPathComponent("bond_out_of_range.mol")), name: "bond_out_of_range.mol")
+        #expect(e?.line == 8)
+        #expect(e?.field?.contains("bond block") == true)
+    }
+}

@@ -54,19 +54,6 @@ enum PDBNumberField {
         return v - upperStart + p10 + 26 * p36
     }
 
-    /// Encodes a number into `width` columns: decimal while it fits, hybrid-36 beyond.
-    static func encode(_ n: Int, width: Int) -> String {
-        var p10 = 1, p36 = 1
-        for _ in 0..<width { p10 *= 10 }
-        for _ in 0..<(width - 1) { p36 *= 36 }
-        if n < p10 { return String(n) }
-        var v = n - p10 + 10 * p36
-        var upper = true
-        if v >= 36 * p36 { v = n - p10 - 26 * p36 + 10 * p36; upper = false }
-        if v >= 36 * p36 { return String(repeating: "*", count: width) }
-        let digits = Array(upper ? "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ" : "0123456789abcdefghijklmnopqrstuvwxyz")
-        var out: [Character] = []
-        for _ in 0..<width { out.append(digits[v % 36]); v /= 36 }
-        return String(out.reversed())
-    }
+    /// Encodes a number into `width` columns: decimal while it fits, hybrid-36 beyond (the writer's encoder).
+    static func encode(_ n: Int, width: Int) -> String { PDBLine.hybrid36(n, width: width) }
 }

@@ -4,8 +4,8 @@
 ///
 /// Large structures follow the wwPDB/CCTBX conventions: serials above 99999 and residue numbers above
 /// 9999 in hybrid-36, two-character chain ids in columns 21-22. What the format cannot hold is cut:
-/// atom names after 4 characters, residue names after 3 (4 when the chain id has one character),
-/// chain ids after 2. Coordinates keep 3 decimals while they fit the 8 columns.
+/// atom names after 4 characters, residue names after 3, chain ids after 2. Coordinates keep 3
+/// decimals while they fit the 8 columns (fewer beyond), occupancy and B 2 decimals.
 enum PDBWriter {
     static func write(_ s: Structure) -> String {
         String(decoding: writeBytes(s), as: UTF8.self)
@@ -274,13 +274,9 @@ struct PDBLine {
 
     /// Residue name (18-20), chain id (22, or 21-22 for two characters), number (23-26), insertion code (27).
     mutating func putResidue(_ res: Residue, chain: [UInt8]) {
-        let name = res.name.utf8
-        if name.count == 4 && chain.count <= 1 {
-            putLeft(name, col: 18, width: 4)
-        } else {
-            let short = name.prefix(3)
-            putLeft(short, col: 21 - short.count, width: 3)
-        }
+        // Longer names (4- and 5-character CCD ids) are cut to 3, as gemmi does: column 21 is the chain's.
+        let short = res.name.utf8.prefix(3)
+        putLeft(short, col: 21 - short.count, width: 3)
         putLeft(chain, col: 23 - chain.count, width: 2)
         putHybrid36(Int(res.number), col: 23, width: 4, blankWhenTooLarge: false)
         if res.insertionCode >= 0x21 && res.insertionCode < 0x7F { put(res.insertionCode, col: 27) }
