@@ -3,7 +3,8 @@
 /// 2. peptide (C–N) and phosphodiester (O3'–P) links between consecutive residues of a chain;
 /// 3. the bonds the file states (struct_conn, CONECT, LINK, SSBOND), hydrogen bonds excluded;
 /// 4. for residues the table does not know, every pair of atoms within covalent distance, found
-///    with a spatial grid.
+///    with a spatial grid. Residues with force-field names (HID, CYX, …) use their standard
+///    residue's bonds, and their hydrogens the dictionary does not name go to the nearest heavy atom.
 /// Every bond is checked against the covalent range of its two elements, so a wrong or
 /// symmetry-generated link in a file never yields a stretched bond. Atoms of different alternate
 /// locations are never bonded to each other.
@@ -35,16 +36,31 @@ public enum BondBuilder {
         }
 
         // 1. Dictionary bonds inside each residue.
+        var bonded = [Bool](repeating: false, count: atoms.count)
         for (r, res) in model.residues.enumerated() {
-            guard let template = table.bonds(of: res.name) else {
+            let alias = table.bonds(of: res.name) == nil ? ResidueKind.standardNames[res.name] : nil
+            guard let template = table.bonds(of: alias ?? res.name) else {
                 if res.atomCount > 1 { unknownResidues.append(r) }
                 continue
             }
             let range = res.atomRange
+            let before = list.count
             for bond in template {
                 for i in range where atoms.names[i] == bond.atom1 {
                     for j in range where atoms.names[j] == bond.atom2 { add(i, j, bond.order, checkUnique: false) }
                 }
+            }
+            // Force-field hydrogen names differ from the dictionary's: bond each to its nearest heavy atom.
+            guard alias != nil else { continue }
+            for k in before..<list.count { bonded[Int(list.a[k])] = true; bonded[Int(list.b[k])] = true }
+            for h in range where atoms.elements[h].isHydrogen && !bonded[h] {
+                var best = -1
+                var bestDistance = Float.infinity
+                for j in range where !atoms.elements[j].isHydrogen && compatible(h, j) {
+                    let d = simd_distance(atoms.positions[h], atoms.positions[j])
+                    if d < bestDistance { bestDistance = d; best = j }
+                }
+                if best >= 0 { add(h, best, .single, checkUnique: false) }
             }
         }
         func link(_ p: Int, _ q: Int) {
@@ -100,11 +116,13 @@ public enum BondBuilder {
             }
         }
 
-        // Bonds an SDF/MOL record carries by atom index.
+        // Bonds a small-molecule record or a dictionary entry states by atom index define the
+        // molecule, so they are kept whatever the geometry (entries may have no coordinates).
         for bond in model.bonds {
             let i = Int(bond.a), j = Int(bond.b)
-            guard i >= 0, j >= 0, i < atoms.count, j < atoms.count else { continue }
-            add(i, j, bond.order, checkUnique: true)
+            guard i >= 0, j >= 0, i < atoms.count, j < atoms.count, i != j else { continue }
+            let key = UInt64(UInt32(min(i, j))) << 32 | UInt64(UInt32(max(i, j)))
+            if seen.insert(key).inserted { list.append(i, j, bond.order) }
         }
 
         // 4. Distance fallback inside residues the table does not know (skipped for records that

@@ -34,6 +34,13 @@ public enum ResidueKind: Sendable, Equatable {
         return t
     }()
 
+    /// Force-field names (Amber, CHARMM) for protonation states of standard residues, mapped to the
+    /// Chemical Component Dictionary name whose bonds they share.
+    public static let standardNames: [String: String] = [
+        "HID": "HIS", "HIE": "HIS", "HIP": "HIS", "HSD": "HIS", "HSE": "HIS", "HSP": "HIS",
+        "CYX": "CYS", "CYM": "CYS", "ASH": "ASP", "GLH": "GLU", "LYN": "LYS",
+    ]
+
     /// One-letter code of a polymer residue: "X" for unknown amino acids, "N" for unknown nucleotides.
     public static func oneLetterCode(_ name: String) -> Character {
         if let c = aminoAcidCodes[name] { return c }

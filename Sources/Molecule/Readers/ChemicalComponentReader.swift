@@ -8,6 +8,8 @@ enum ChemicalComponentReader {
         var builder = StructureBuilder()
         var sawAtoms = false
         var sawBonds = false
+        // Bonds are resolved to atom indices once the model is built.
+        var pending: [(comp: String, a: String, b: String, order: BondOrder)] = []
         for block in blocks {
             if let atoms = block["chem_comp_atom"] {
                 let comp = atoms["comp_id"], name = atoms["atom_id"], element = atoms["type_symbol"], charge = atoms["charge"]
@@ -34,8 +36,11 @@ enum ChemicalComponentReader {
             if let bonds = block["chem_comp_bond"] {
                 let comp = bonds["comp_id"], a1 = bonds["atom_id_1"], a2 = bonds["atom_id_2"]
                 let order = bonds["value_order"], aromatic = bonds["pdbx_aromatic_flag"]
+                // Blocks of one component may leave comp_id out of their bond loop.
+                let blockComp = MMCIFReader.first(block, "chem_comp", "id") ?? block.name
                 for row in 0..<bonds.rowCount {
-                    guard let c = comp?.string(row), let n1 = a1?.string(row), let n2 = a2?.string(row) else { continue }
+                    guard let n1 = a1?.string(row), let n2 = a2?.string(row) else { continue }
+                    let c = comp?.string(row) ?? blockComp
                     let residue = ResidueRef(chainID: c, number: 1)
                     var o: BondOrder
                     switch (order?.string(row) ?? "").uppercased() {
@@ -44,6 +49,7 @@ enum ChemicalComponentReader {
                     default: o = .single
                     }
                     if aromatic?.string(row)?.uppercased() == "Y" { o = .aromatic }
+                    pending.append((c, n1, n2, o))
                     s.explicitBonds.append(ExplicitBond(a: AtomRef(residue: residue, residueName: c, atomName: n1),
                                                         b: AtomRef(residue: residue, residueName: c, atomName: n2), kind: .covalent, order: o))
                     sawBonds = true
@@ -54,6 +60,19 @@ enum ChemicalComponentReader {
             throw StructureReadError(file: fileName, field: "_atom_site", message: "no _atom_site, _chem_comp_atom or _chem_comp_bond category: the file has no structure")
         }
         s.models = sawAtoms ? builder.finish() : []
+        // A component's bonds are its topology, stated even where it has no coordinates: keep them
+        // on the model by atom index (all entries also stay in `explicitBonds`, named by atom).
+        if var model = s.models.first {
+            var index: [String: [String: Int32]] = [:]
+            for chain in model.chains { for r in chain.residueRange { for a in model.residues[r].atomRange {
+                index[chain.id, default: [:]][model.atoms.names[a]] = Int32(a)
+            } } }
+            for p in pending {
+                guard let i = index[p.comp]?[p.a], let j = index[p.comp]?[p.b], i != j else { continue }
+                model.bonds.append(ModelBond(a: i, b: j, order: p.order))
+            }
+            s.models[0] = model
+        }
         if let first = blocks.first {
             s.metadata.id = MMCIFReader.first(first, "chem_comp", "id") ?? first.name
             s.metadata.title = MMCIFReader.first(first, "chem_comp", "name") ?? (blocks.count > 1 ? "\(blocks.count) chemical components" : "")

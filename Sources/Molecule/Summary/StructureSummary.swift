@@ -47,6 +47,20 @@ public struct StructureSummary: Codable, Sendable, Equatable {
     /// The assembly the counts describe, if one was expanded.
     public var assembly: String?
 
+    /// Encodes every key, with `null` for absent values, so scripts can rely on the keys being there.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id); try c.encode(title, forKey: .title); try c.encode(format, forKey: .format)
+        try c.encode(method, forKey: .method); try c.encode(resolution, forKey: .resolution)
+        try c.encode(classification, forKey: .classification); try c.encode(depositionDate, forKey: .depositionDate)
+        try c.encode(authors, forKey: .authors); try c.encode(organisms, forKey: .organisms)
+        try c.encode(models, forKey: .models); try c.encode(atoms, forKey: .atoms); try c.encode(residues, forKey: .residues)
+        try c.encode(bonds, forKey: .bonds); try c.encode(chains, forKey: .chains)
+        try c.encode(secondaryStructure, forKey: .secondaryStructure)
+        try c.encode(secondaryStructureSource, forKey: .secondaryStructureSource)
+        try c.encode(ligands, forKey: .ligands); try c.encode(assemblies, forKey: .assemblies); try c.encode(assembly, forKey: .assembly)
+    }
+
     /// Summarises model `modelIndex` of `structure`; `bonds` may be skipped (-1) for speed.
     public init(_ structure: Structure, modelIndex: Int = 0, computeDSSP: Bool = false, countBonds: Bool = true, assembly: String? = nil) {
         let md = structure.metadata
@@ -65,15 +79,13 @@ public struct StructureSummary: Codable, Sendable, Equatable {
         residues = model.residues.count
         bonds = countBonds ? BondBuilder.bonds(of: model, in: structure).count : -1
 
+        let polymer = structure.polymerResidueFlags(modelIndex: modelIndex)
         chains = model.chains.map { chain in
             var seq: [Character] = []
             var lastNumber: (Int32, UInt8)? = nil
             var polymerResidues = 0
-            for r in chain.residueRange {
+            for r in chain.residueRange where polymer[r] {
                 let res = model.residues[r]
-                let kind = res.kind
-                guard kind == .aminoAcid || kind == .nucleotide else { continue }
-                // Skip hetero singletons (a free amino acid ligand) unless the chain is polymer.
                 if let last = lastNumber, last == (res.number, res.insertionCode) { continue }  // microheterogeneity
                 lastNumber = (res.number, res.insertionCode)
                 seq.append(ResidueKind.oneLetterCode(res.name))
@@ -93,7 +105,7 @@ public struct StructureSummary: Codable, Sendable, Equatable {
 
         let codes = structure.secondaryStructure(modelIndex: modelIndex, compute: computeDSSP)
         var counts: [String: Int] = [:]
-        for (r, res) in model.residues.enumerated() where res.kind == .aminoAcid || res.kind == .nucleotide {
+        for r in model.residues.indices where polymer[r] {
             counts[String(codes[r].letter), default: 0] += 1
         }
         secondaryStructure = counts
@@ -101,7 +113,7 @@ public struct StructureSummary: Codable, Sendable, Equatable {
 
         var ligandCounts: [String: (Int, Int)] = [:]
         var ligandOrder: [String] = []
-        for res in model.residues where res.kind == .other {
+        for (r, res) in model.residues.enumerated() where res.kind == .other && !polymer[r] {
             if ligandCounts[res.name] == nil { ligandOrder.append(res.name) }
             ligandCounts[res.name, default: (0, 0)].0 += 1
             ligandCounts[res.name, default: (0, 0)].1 += res.atomCount
@@ -116,6 +128,23 @@ public struct StructureSummary: Codable, Sendable, Equatable {
 }
 
 extension Structure {
+    /// Whether each residue of a model belongs to a polymer: standard amino acids and nucleotides,
+    /// and modified ones (MSE, SME, …) that the chain's polymer entity lists in its sequence.
+    public func polymerResidueFlags(modelIndex: Int = 0) -> [Bool] {
+        guard modelIndex < models.count else { return [] }
+        let model = models[modelIndex]
+        var flags = [Bool](repeating: false, count: model.residues.count)
+        for chain in model.chains {
+            let entity = chain.entityIndex.flatMap { $0 < entities.count ? entities[$0] : nil }
+            let monomers = entity.map { $0.kind == .polymer ? Set($0.monomers) : [] } ?? []
+            for r in chain.residueRange {
+                let res = model.residues[r]
+                flags[r] = res.kind == .aminoAcid || res.kind == .nucleotide || monomers.contains(res.name)
+            }
+        }
+        return flags
+    }
+
     /// Chains an assembly would have once expanded, counted without building it.
     public func chainCount(ofAssembly a: Assembly, modelIndex: Int = 0) -> Int {
         guard modelIndex < models.count else { return 0 }
