@@ -162,3 +162,44 @@ func exerciseEngine(_ s: Structure) {
     _ = StructureSummary(s)
 }
 
+
+/// Inputs whose cost would grow with the square of their size in a naive implementation: every
+/// atom at one point. They must finish (the limit guards against a hang, it is not a speed target).
+@Suite("Degenerate input")
+struct DegenerateInputTests {
+    static func pdb(residues: Int, name: String, atoms: [(String, String)], record: String) -> [UInt8] {
+        var text = ""
+        var serial = 0
+        for r in 1...residues {
+            for (atom, element) in atoms {
+                serial += 1
+                let atomField = atom.count < 4 ? " " + atom.padding(toLength: 3, withPad: " ", startingAt: 0) : atom
+                let number = String(r % 10000)
+                text += record + String(repeating: " ", count: 5 - String(serial % 100000).count) + String(serial % 100000) + " "
+                    + atomField + " " + name + " A" + String(repeating: " ", count: 4 - number.count) + number
+                    + "       1.000   2.000   3.000  1.00  0.00          " + element.leftPadded(2) + "\n"
+            }
+        }
+        return Array(text.utf8)
+    }
+
+    @Test("20,000 protein residues at one point", .timeLimit(.minutes(1)))
+    func collapsedProtein() throws {
+        let bytes = Self.pdb(residues: 20_000, name: "ALA", atoms: [("N", "N"), ("CA", "C"), ("C", "C"), ("O", "O")], record: "ATOM  ")
+        let s = try StructureReader.read(bytes: bytes, fileName: "collapsed.pdb")
+        #expect(s.firstModel?.atoms.count == 80_000)
+        exerciseEngine(s)
+    }
+
+    @Test("20,000 unknown ligands at one point", .timeLimit(.minutes(1)))
+    func collapsedLigands() throws {
+        let bytes = Self.pdb(residues: 20_000, name: "ZZZ", atoms: [("C1", "C"), ("C2", "C"), ("O1", "O")], record: "HETATM")
+        let s = try StructureReader.read(bytes: bytes, fileName: "collapsed.pdb")
+        #expect(s.firstModel?.atoms.count == 60_000)
+        exerciseEngine(s)
+    }
+}
+
+extension String {
+    func leftPadded(_ n: Int) -> String { count >= n ? self : String(repeating: " ", count: n - count) + self }
+}

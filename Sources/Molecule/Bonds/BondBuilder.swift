@@ -45,9 +45,18 @@ public enum BondBuilder {
             }
             let range = res.atomRange
             let before = list.count
-            for bond in template {
-                for i in range where atoms.names[i] == bond.atom1 {
-                    for j in range where atoms.names[j] == bond.atom2 { add(i, j, bond.order, checkUnique: false) }
+            if range.count <= 48 {
+                for bond in template {
+                    for i in range where atoms.names[i] == bond.atom1 {
+                        for j in range where atoms.names[j] == bond.atom2 { add(i, j, bond.order, checkUnique: false) }
+                    }
+                }
+            } else {
+                // A residue of unusual size (a whole file under one residue id): look names up instead
+                // of scanning, so the work stays linear.
+                let byName = Dictionary(grouping: range, by: { atoms.names[$0] })
+                for bond in template {
+                    for i in byName[bond.atom1] ?? [] { for j in byName[bond.atom2] ?? [] { add(i, j, bond.order, checkUnique: false) } }
                 }
             }
             // Force-field hydrogen names differ from the dictionary's: bond each to its nearest heavy atom.
@@ -65,12 +74,14 @@ public enum BondBuilder {
         }
         func link(_ p: Int, _ q: Int) {
             let prev = model.residues[p], next = model.residues[q]
-            let kinds = (prev.kind, next.kind)
+            guard !prev.isWater, !next.isWater else { return }
             let pair: (String, String)
-            if kinds.0 == .nucleotide || kinds.1 == .nucleotide { pair = ("O3'", "P") } else { pair = ("C", "N") }
-            for i in prev.atomRange where atoms.names[i] == pair.0 {
-                for j in next.atomRange where atoms.names[j] == pair.1 { add(i, j, .single, checkUnique: false) }
-            }
+            if prev.kind == .nucleotide || next.kind == .nucleotide { pair = ("O3'", "P") } else { pair = ("C", "N") }
+            let from = prev.atomRange.filter { atoms.names[$0] == pair.0 }
+            let to = next.atomRange.filter { atoms.names[$0] == pair.1 }
+            // Alternate locations give a few candidates; many more means these are not monomers.
+            guard from.count * to.count <= 64 else { return }
+            for i in from { for j in to { add(i, j, .single, checkUnique: false) } }
         }
         // 2. Links between consecutive residues; residues sharing a number (microheterogeneity) are
         // alternatives, so each links to every alternative of its neighbour.
@@ -84,7 +95,7 @@ public enum BondBuilder {
                 var k = r + 1
                 while k < chain.residueRange.upperBound, model.residues[k].number == res.number,
                       model.residues[k].insertionCode == res.insertionCode { group.append(k); k += 1 }
-                for p in previousGroup { for q in group { link(p, q) } }
+                if previousGroup.count * group.count <= 64 { for p in previousGroup { for q in group { link(p, q) } } }
                 previousGroup = group
                 r = k
             }
@@ -101,18 +112,24 @@ public enum BondBuilder {
                     residueIndex[ResidueRef(chainID: chain.id, number: res.number, insertionCode: res.insertionCode), default: []].append(r)
                 }
             }
+            // Atom names of each residue a stated bond touches, indexed on first use so that many
+            // bonds into one large residue still cost linear time.
+            var namesOfResidue: [Int: [String: [Int]]] = [:]
             func atomsMatching(_ ref: AtomRef) -> [Int] {
                 guard let rs = residueIndex[ref.residue] else { return [] }
                 var out: [Int] = []
                 for r in rs where ref.residueName.isEmpty || model.residues[r].name == ref.residueName {
-                    for i in model.residues[r].atomRange where atoms.names[i] == ref.atomName && (ref.altLoc == 0 || atoms.altLocs[i] == ref.altLoc) {
+                    if namesOfResidue[r] == nil { namesOfResidue[r] = Dictionary(grouping: model.residues[r].atomRange, by: { atoms.names[$0] }) }
+                    for i in namesOfResidue[r]?[ref.atomName] ?? [] where ref.altLoc == 0 || atoms.altLocs[i] == ref.altLoc {
                         out.append(i)
                     }
                 }
                 return out
             }
             for bond in structure.explicitBonds where bond.kind != .hydrogen {
-                for i in atomsMatching(bond.a) { for j in atomsMatching(bond.b) { add(i, j, bond.order, checkUnique: true) } }
+                let from = atomsMatching(bond.a), to = atomsMatching(bond.b)
+                guard from.count * to.count <= 64 else { continue }  // a name shared by many atoms: not one bond
+                for i in from { for j in to { add(i, j, bond.order, checkUnique: true) } }
             }
         }
 

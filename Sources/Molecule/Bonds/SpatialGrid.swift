@@ -56,14 +56,24 @@ public struct SpatialGrid: Sendable {
     }
 
     /// Calls `body(j)` for every point j within the cells around `p` (a superset of those within
-    /// `cellSize`); the caller checks the exact distance.
+    /// `cellSize`); the caller checks the exact distance. When the cells hold more than `limit`
+    /// points nothing is visited: atoms are never packed that densely, so such input is degenerate
+    /// (every atom at one place) and skipping it keeps the work linear.
     @inline(__always)
-    public func forEachCandidate(near p: SIMD3<Float>, _ body: (Int) -> Void) {
+    public func forEachCandidate(near p: SIMD3<Float>, limit: Int = 4096, _ body: (Int) -> Void) {
         let f = (p - origin) * scale
         guard f.x > -2, f.y > -2, f.z > -2, f.x < Float(dims.x) + 1, f.y < Float(dims.y) + 1, f.z < Float(dims.z) + 1 else { return }
         let cx = Int32(f.x.rounded(.down)), cy = Int32(f.y.rounded(.down)), cz = Int32(f.z.rounded(.down))
         let x0 = max(cx - 1, 0), x1 = min(cx + 1, dims.x - 1)
         guard x0 <= x1 else { return }
+        var total = 0
+        for z in stride(from: max(cz - 1, 0), through: min(cz + 1, dims.z - 1), by: 1) {
+            for y in stride(from: max(cy - 1, 0), through: min(cy + 1, dims.y - 1), by: 1) {
+                let row = (z * dims.y + y) * dims.x
+                total += Int(cellStart[Int(row + x1) + 1] - cellStart[Int(row + x0)])
+            }
+        }
+        guard total <= limit else { return }
         for z in stride(from: max(cz - 1, 0), through: min(cz + 1, dims.z - 1), by: 1) {
             for y in stride(from: max(cy - 1, 0), through: min(cy + 1, dims.y - 1), by: 1) {
                 let row = (z * dims.y + y) * dims.x

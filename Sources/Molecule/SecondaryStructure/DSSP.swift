@@ -320,16 +320,22 @@ private struct DSSPState {
 
         let cutoff2 = K.caCutoff * K.caCutoff
         let fieldMask: UInt64 = (1 << 21) - 1
+        // Cα atoms are never closer than about 3 Å, so a 9 Å cell holds a few dozen at most. A cell
+        // with far more is not a protein (all atoms at one point, say); its residues get no hydrogen
+        // bonds rather than a quadratic amount of work.
+        let crowded = 256
         for c in 0..<cellCount {
             let key = cellKeys[c]
             let x = key >> 42, y = (key >> 21) & fieldMask, z = key & fieldMask
             let cBegin = Int(cellStart[c]), cEnd = Int(cellStart[c + 1])
+            guard cEnd - cBegin <= crowded else { continue }
             for nx in (x - 1)...(x + 1) {
                 for ny in (y - 1)...(y + 1) {
                     for nz in (z - 1)...(z + 1) {
                         let other = find(pack(nx, ny, nz))
                         guard other >= Int32(c) else { continue }  // each cell pair once
                         let o = Int(other)
+                        guard Int(cellStart[o + 1] - cellStart[o]) <= crowded else { continue }
                         for m in cBegin..<cEnd {
                             let a = Int(members[m])
                             let ca = caPos[a]

@@ -17,29 +17,31 @@ extension Model {
     /// the chain). Helices win over strands where a file lets them overlap.
     public func secondaryStructure(from records: [SecondaryStructureRecord]) -> [SecondaryStructureCode] {
         var codes = [SecondaryStructureCode](repeating: .coil, count: residues.count)
+        // Where each residue is, by chain and number; alternatives at one position keep the first.
         var position: [ResidueRef: Int] = [:]
-        var chainsByID: [String: [Int]] = [:]
-        for (c, chain) in chains.enumerated() {
-            chainsByID[chain.sourceID ?? chain.id, default: []].append(c)
+        position.reserveCapacity(residues.count)
+        for chain in chains {
+            for r in chain.residueRange {
+                let key = ResidueRef(chainID: chain.sourceID ?? chain.id, number: residues[r].number, insertionCode: residues[r].insertionCode)
+                if position[key] == nil { position[key] = r }
+            }
         }
-        let sorted = records.sorted { a, b in
-            if case .strand = a.kind, case .helix = b.kind { return true }
-            return false
-        }
-        for record in sorted {
-            guard record.start.chainID == record.end.chainID, let chainIndices = chainsByID[record.start.chainID] else { continue }
-            for c in chainIndices {
-                let range = chains[c].residueRange
-                position.removeAll(keepingCapacity: true)
-                var start: Int? = nil, end: Int? = nil
-                for r in range {
+        var copies: [String: [Int]] = [:]  // assembly copies of one source chain
+        for (c, chain) in chains.enumerated() { copies[chain.sourceID ?? chain.id, default: []].append(c) }
+        // Strands first, so helices win where a file lets them overlap.
+        let ordered = records.filter { if case .strand = $0.kind { true } else { false } }
+            + records.filter { if case .helix = $0.kind { true } else { false } }
+        for record in ordered {
+            guard record.start.chainID == record.end.chainID, let s = position[record.start], let e = position[record.end], s <= e,
+                  let firstCopy = copies[record.start.chainID]?.first else { continue }
+            for c in copies[record.start.chainID] ?? [] {
+                // The same range in every copy of the chain, shifted by the copy's offset.
+                let offset = Int(chains[c].residueStart) - Int(chains[firstCopy].residueStart)
+                for r in (s + offset)...(e + offset) where chains[c].residueRange.contains(r) {
                     let res = residues[r]
-                    if start == nil, res.number == record.start.number, res.insertionCode == record.start.insertionCode { start = r }
-                    if res.number == record.end.number, res.insertionCode == record.end.insertionCode { end = r }
-                }
-                guard let s = start, let e = end, s <= e else { continue }
-                for r in s...e where residues[r].kind == .aminoAcid || residues[r].kind == .nucleotide || !atoms.isHetero[residues[r].atomRange.lowerBound] {
-                    codes[r] = record.code
+                    // Copies may hold fewer residues than the first (other asym ids): match by number.
+                    guard res.number == residues[r - offset].number, res.insertionCode == residues[r - offset].insertionCode else { continue }
+                    if res.kind == .aminoAcid || res.kind == .nucleotide || !atoms.isHetero[res.atomRange.lowerBound] { codes[r] = record.code }
                 }
             }
         }
