@@ -45,10 +45,12 @@ public struct CIFColumn: Sendable {
 
     @inline(__always) static func state(_ mask: [UInt8]?, _ row: Int) -> CIFValueState {
         guard let mask else { return .present }
+        guard row >= 0, row < mask.count else { return .unknown }
         return CIFValueState(rawValue: mask[row]) ?? .unknown
     }
 
     public func state(_ row: Int) -> CIFValueState {
+        guard row >= 0, row < count else { return .unknown }
         switch storage {
         case .text(let t): return t.state(row)
         case .strings(_, let m), .ints(_, let m), .doubles(_, let m): return Self.state(m, row)
@@ -56,6 +58,7 @@ public struct CIFColumn: Sendable {
     }
 
     public func string(_ row: Int) -> String? {
+        guard row >= 0, row < count else { return nil }
         switch storage {
         case .text(let t): return t.string(row)
         case .strings(let v, let m): return Self.state(m, row) == .present ? v[row] : nil
@@ -65,6 +68,7 @@ public struct CIFColumn: Sendable {
     }
 
     public func int(_ row: Int) -> Int? {
+        guard row >= 0, row < count else { return nil }
         switch storage {
         case .text(let t): return t.int(row)
         case .strings(let v, let m): return Self.state(m, row) == .present ? Int(v[row]) : nil
@@ -76,6 +80,7 @@ public struct CIFColumn: Sendable {
     }
 
     public func double(_ row: Int) -> Double? {
+        guard row >= 0, row < count else { return nil }
         switch storage {
         case .text(let t): return t.double(row)
         case .strings(let v, let m): return Self.state(m, row) == .present ? Double(v[row]) : nil
@@ -119,7 +124,9 @@ public struct CIFTextColumn: Sendable {
         self.source = source; self.starts = tokens; self.firstToken = firstToken; self.stride = stride; self.count = count
     }
 
+    /// The token of `row`; rows past the column's end read as `?` rather than trapping.
     @inline(__always) func token(_ row: Int) -> (start: Int, length: Int) {
+        guard row >= 0, row < count else { return (0, -2) }
         let i = firstToken + row * stride
         return (Int(starts.starts[i]), Int(starts.lengths[i]))
     }

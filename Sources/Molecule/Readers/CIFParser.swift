@@ -13,11 +13,16 @@ enum CIFParser {
             return try parser.parse(starts: &starts, lengths: &lengths)
         }
         let tokens = CIFTokenArray(starts: starts, lengths: lengths)
-        return blocks.map { block in
+        return try blocks.map { block in
             var out = CIFBlock(name: block.name)
             for pc in block.pending {
                 var cat = out.categories[pc.name] ?? CIFCategory(name: pc.name, rowCount: pc.rowCount)
-                // A category split over several single-item groups keeps its first row count.
+                // A category given in several parts must keep one row count, or its columns would not line up.
+                guard cat.rowCount == pc.rowCount else {
+                    let line = bytes.withUnsafeBufferPointer { lineNumber($0, at: Int(starts[pc.fields[0].firstToken])) }
+                    throw StructureReadError(file: fileName, line: line, field: "_\(pc.name)",
+                                             message: "category appears again with \(pc.rowCount) rows instead of \(cat.rowCount)")
+                }
                 for f in pc.fields where cat.columns[f.name] == nil {
                     cat.columns[f.name] = CIFColumn(.text(CIFTextColumn(source: source, tokens: tokens, firstToken: f.firstToken,
                                                                        stride: pc.stride, count: pc.rowCount)))

@@ -50,6 +50,9 @@ enum MMCIFReader {
         let modelNum = col("pdbx_pdb_model_num")
 
         let n = cat.rowCount
+        for (name, column) in cat.columns where column.count != n {
+            throw StructureReadError(file: fileName, field: "_atom_site.\(name)", message: "has \(column.count) values for \(n) rows")
+        }
         func fail(_ row: Int, _ field: String, _ message: String) -> StructureReadError {
             var line: Int? = nil
             if case .text(let t) = xs.storage {

@@ -8,13 +8,13 @@ public enum StructureReader {
     /// Largest input accepted, after decompression: token offsets are 32-bit.
     public static let maximumSize = 2_000_000_000
 
+    /// Reads a file; errors name it by `path` as given.
     public static func read(contentsOf path: String) throws -> Structure {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw StructureReadError(file: name, message: "cannot be read: \(error.localizedDescription)")
+            throw StructureReadError(file: path, message: "cannot be read: \(error.localizedDescription)")
         }
-        return try read(bytes: [UInt8](data), fileName: name)
+        return try read(bytes: [UInt8](data), fileName: path)
     }
 
     public static func read(bytes input: [UInt8], fileName: String) throws -> Structure {
