@@ -17,7 +17,7 @@ struct BenchmarkCommand: ParsableCommand {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
         let name = (file as NSString).lastPathComponent
         var best = Double.infinity, bestAssembly = Double.infinity
-        var atoms = 0, structureBytes = 0
+        var atoms = 0, readAtoms = 0, structureBytes = 0
         let baseline = peakRSS()
         var kept: Structure?
         for _ in 0..<max(1, repetitions) {
@@ -26,6 +26,7 @@ struct BenchmarkCommand: ParsableCommand {
             var s = try StructureReader.read(bytes: bytes, fileName: name)
             let t1 = DispatchTime.now().uptimeNanoseconds
             best = min(best, Double(t1 - t0) / 1e9)
+            readAtoms = s.models.first?.atoms.count ?? 0
             if let assembly {
                 let a0 = DispatchTime.now().uptimeNanoseconds
                 s = try s.expandingAssembly(assembly)
@@ -37,13 +38,16 @@ struct BenchmarkCommand: ParsableCommand {
         }
         let peak = peakRSS()
         var out: [String: Any] = [
-            "file": name, "bytes": bytes.count, "atoms": atoms, "atomsAllModels": kept?.models.reduce(0) { $0 + $1.atoms.count } ?? 0,
+            "file": name, "bytes": bytes.count, "atoms": readAtoms, "atomsAllModels": kept?.models.reduce(0) { $0 + $1.atoms.count } ?? 0,
             "readSeconds": best, "mbPerSecond": Double(bytes.count) / 1e6 / best,
-            "atomsPerSecond": Double(atoms) / (assembly == nil ? best : bestAssembly),
+            "atomsPerSecond": Double(readAtoms) / best,
             "modelBytesPerAtom": atoms > 0 ? Double(structureBytes) / Double(kept?.models.reduce(0) { $0 + $1.atoms.count } ?? 1) : 0,
             "peakRSSBytes": peak, "rssGrowthBytes": peak - baseline,
         ]
-        if assembly != nil { out["assemblySeconds"] = bestAssembly }
+        if assembly != nil {
+            out["assemblySeconds"] = bestAssembly
+            out["assemblyAtoms"] = atoms
+        }
         print(String(decoding: try JSONSerialization.data(withJSONObject: out, options: [.sortedKeys]), as: UTF8.self))
     }
 

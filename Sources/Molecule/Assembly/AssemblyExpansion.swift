@@ -41,22 +41,39 @@ extension Structure {
                 let suffix = copies > 1 || !op.isIdentity ? "-" + sequence.joined(separator: "x") : ""
                 for chain in source.chains {
                     let residueStart = out.residues.count
-                    for rIndex in chain.residueRange where residueSelected(rIndex, chainOfResidue, set, g, source, hasLabels) {
-                        var res = source.residues[rIndex]
-                        let start = out.atoms.count
-                        out.atoms.append(contentsOf: source.atoms, range: res.atomRange)
-                        for a in start..<out.atoms.count {
-                            let p = out.atoms.positions[a]
-                            out.atoms.positions[a] = SIMD3(r[0] * p.x + r[1] * p.y + r[2] * p.z + t.x,
-                                                           r[3] * p.x + r[4] * p.y + r[5] * p.z + t.y,
-                                                           r[6] * p.x + r[7] * p.y + r[8] * p.z + t.z)
+                    let atomStart = out.atoms.count
+                    let selected = chain.residueRange.filter { residueSelected($0, chainOfResidue, set, g, source, hasLabels) }
+                    guard let first = selected.first, let last = selected.last else { continue }
+                    if selected.count == chain.residueCount {
+                        // The whole chain: copy its atoms in one go (residues of a chain are contiguous).
+                        let from = Int(source.residues[first].atomStart), to = Int(source.residues[last].atomEnd)
+                        out.atoms.append(contentsOf: source.atoms, range: from..<to)
+                        let shift = Int32(atomStart - from)
+                        for r in selected {
+                            var res = source.residues[r]
+                            res.atomStart += shift
+                            res.atomEnd += shift
+                            out.residues.append(res)
                         }
-                        res.atomStart = Int32(start)
-                        res.atomEnd = Int32(out.atoms.count)
-                        out.residues.append(res)
-                        if hasLabels { out.residueLabelAsym.append(source.residueLabelAsym[rIndex]) }
+                    } else {
+                        for r in selected {
+                            var res = source.residues[r]
+                            let start = out.atoms.count
+                            out.atoms.append(contentsOf: source.atoms, range: res.atomRange)
+                            res.atomStart = Int32(start)
+                            res.atomEnd = Int32(out.atoms.count)
+                            out.residues.append(res)
+                        }
                     }
-                    guard out.residues.count > residueStart else { continue }
+                    if hasLabels { for r in selected { out.residueLabelAsym.append(source.residueLabelAsym[r]) } }
+                    out.atoms.positions.withUnsafeMutableBufferPointer { p in
+                        for a in atomStart..<p.count {
+                            let v = p[a]
+                            p[a] = SIMD3(r[0] * v.x + r[1] * v.y + r[2] * v.z + t.x,
+                                         r[3] * v.x + r[4] * v.y + r[5] * v.z + t.y,
+                                         r[6] * v.x + r[7] * v.y + r[8] * v.z + t.z)
+                        }
+                    }
                     var copy = chain
                     copy.id = chain.id + suffix
                     copy.sourceID = chain.id

@@ -2,6 +2,8 @@
 /// ATP.cif or a file of many components: each component becomes one residue in a chain named after
 /// it, placed at its ideal coordinates (model coordinates where ideal ones are missing).
 enum ChemicalComponentReader {
+    static let categoriesRead: Set<String> = ["chem_comp", "chem_comp_atom", "chem_comp_bond"]
+
     static func read(_ blocks: [CIFBlock], fileName: String, format: StructureFormat) throws -> Structure {
         var s = Structure()
         s.sourceFormat = format

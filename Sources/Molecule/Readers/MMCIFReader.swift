@@ -1,5 +1,13 @@
 /// Interprets a PDBx/mmCIF data block (from text CIF or BinaryCIF) as a `Structure`.
 enum MMCIFReader {
+    /// The categories this reader uses (BinaryCIF decoding skips the others).
+    static let categoriesRead: Set<String> = [
+        "atom_site", "entry", "struct", "struct_keywords", "pdbx_database_status", "exptl", "refine", "reflns",
+        "em_3d_reconstruction", "citation", "citation_author", "audit_author", "entity_src_gen", "entity_src_nat",
+        "pdbx_entity_src_syn", "entity", "entity_poly", "entity_poly_seq", "struct_conf", "struct_sheet_range",
+        "struct_conn", "pdbx_struct_oper_list", "pdbx_struct_assembly", "pdbx_struct_assembly_gen",
+    ]
+
     static func read(_ block: CIFBlock, fileName: String, format: StructureFormat) throws -> Structure {
         var s = Structure()
         s.sourceFormat = format

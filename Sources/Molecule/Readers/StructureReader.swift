@@ -30,8 +30,9 @@ public enum StructureReader {
         case .binaryCIF:
             // Run-length columns may expand a lot, but not without bound: a small file gets a small budget.
             let budget = max(20_000_000, 100 * bytes.count)
-            return try readCIF(try BinaryCIFDecoder.decode(bytes, fileName: fileName, maxDecodedValues: budget),
-                               fileName: fileName, format: .binaryCIF)
+            let blocks = try BinaryCIFDecoder.decode(bytes, fileName: fileName, maxDecodedValues: budget,
+                                                     only: MMCIFReader.categoriesRead.union(ChemicalComponentReader.categoriesRead))
+            return try readCIF(blocks, fileName: fileName, format: .binaryCIF)
         case .mmcif:
             return try readCIF(try CIFParser.parse(bytes, fileName: fileName), fileName: fileName, format: .mmcif)
         case .pdb:

@@ -18,7 +18,10 @@ public enum BinaryCIFDecoder {
     ///   - fileName: used in error messages.
     ///   - maxDecodedValues: cap on the values run-length decoding may create in the whole file, and on
     ///     any category's row count.
-    public static func decode(_ bytes: [UInt8], fileName: String, maxDecodedValues: Int = defaultMaxDecodedValues) throws -> [CIFBlock] {
+    ///   - only: when given, categories (lower case, no underscore) outside this set are skipped
+    ///     undecoded: a reader that needs a few categories does not pay for the rest.
+    public static func decode(_ bytes: [UInt8], fileName: String, maxDecodedValues: Int = defaultMaxDecodedValues,
+                              only: Set<String>? = nil) throws -> [CIFBlock] {
         let root: MessagePackValue
         do {
             root = try MessagePack.decode(bytes)
@@ -41,7 +44,7 @@ public enum BinaryCIFDecoder {
             var block = CIFBlock(name: blockValue["header"]?.stringValue ?? "")
             block.categories.reserveCapacity(categories.count)
             for categoryValue in categories {
-                let category = try decodeCategory(categoryValue, blockIndex: index, state: &state)
+                guard let category = try decodeCategory(categoryValue, blockIndex: index, state: &state, only: only) else { continue }
                 block.categories[category.name] = category
             }
             blocks.append(block)
@@ -84,7 +87,7 @@ public enum BinaryCIFDecoder {
         return name.lowercased()
     }
 
-    static func decodeCategory(_ value: MessagePackValue, blockIndex: Int, state: inout DecodeState) throws -> CIFCategory {
+    static func decodeCategory(_ value: MessagePackValue, blockIndex: Int, state: inout DecodeState, only: Set<String>? = nil) throws -> CIFCategory? {
         var rawName: String? = nil, rowCountValue: MessagePackValue? = nil, columns: [MessagePackValue]? = nil
         value.mapValue?.forEachStringKey { key, v in
             switch Key(key) {
@@ -98,6 +101,7 @@ public enum BinaryCIFDecoder {
             throw StructureReadError(file: state.file, field: "data block \(blockIndex + 1)", message: "category without a name")
         }
         let key = lowercaseKey(rawName.hasPrefix("_") ? rawName.dropFirst() : rawName[...])
+        if let only, !only.contains(key) { return nil }
         let firstOffset = columns?.first?["data"]?["data"]?.binaryValue?.startIndex
         let site = Site(file: state.file, category: rawName, offset: firstOffset)
         guard let rowCount = rowCountValue?.intValue else { throw site.error("no integer 'rowCount'") }
