@@ -42,7 +42,6 @@ struct PDBParser {
     var builder: StructureBuilder
     var serialHex = false
     var residueHex = false
-    var sawModelRecord = false
     var conect: [(Int32, Int32, Int)] = []
     var titleParts: [String] = []
     var compnd = "", source = "", keywds = "", author = ""
@@ -103,7 +102,6 @@ struct PDBParser {
     mutating func record(_ name: String, _ line: FixedColumns) throws {
         switch name {
         case "MODEL":
-            sawModelRecord = true
             let number = NumberParsing.int(line.bytes(11, 14)) ?? (builder.models.count + 1)
             builder.beginModel(number)
         case "ENDMDL":

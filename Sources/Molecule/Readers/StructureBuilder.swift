@@ -1,6 +1,5 @@
 /// Packs an identifier of up to 8 ASCII bytes into an integer so readers can compare chain and
 /// residue ids per atom without building Strings; longer ids are hashed (top bit set).
-@usableFromInline
 struct ShortKey: Hashable, Sendable {
     let value: UInt64
 
@@ -48,10 +47,6 @@ struct StructureBuilder {
         model.atoms.reserveCapacity(reserveAtoms)
         self.keepsLabelAsym = keepsLabelAsym
     }
-
-    var atomCountInModel: Int { model.atoms.count }
-    var currentModelNumber: Int { model.number }
-    var hasOpenModel: Bool { inModel }
 
     mutating func beginModel(_ number: Int) {
         if inModel { endModel() }
