@@ -19,7 +19,7 @@ enum CIFParser {
                 var cat = out.categories[pc.name] ?? CIFCategory(name: pc.name, rowCount: pc.rowCount)
                 // A category given in several parts must keep one row count, or its columns would not line up.
                 guard cat.rowCount == pc.rowCount else {
-                    let line = bytes.withUnsafeBufferPointer { lineNumber($0, at: Int(starts[pc.fields[0].firstToken])) }
+                    let line = bytes.withUnsafeBufferPointer { lineNumber($0, at: pc.offset) }
                     throw StructureReadError(file: fileName, line: line, field: "_\(pc.name)",
                                              message: "category appears again with \(pc.rowCount) rows instead of \(cat.rowCount)")
                 }
@@ -43,6 +43,8 @@ enum CIFParser {
 
 private struct PendingCategory {
     var name: String
+    /// Where its first tag (or `loop_`) starts, for error messages.
+    var offset: Int
     var fields: [(name: String, firstToken: Int)]
     var stride: Int
     var rowCount: Int
@@ -194,7 +196,7 @@ private struct CIFBlockParser {
                 if let sc = singleCategory, pending[sc].name == cat {
                     pending[sc].fields.append((field, starts.count - 1))
                 } else {
-                    pending.append(PendingCategory(name: cat, fields: [(field, starts.count - 1)], stride: 1, rowCount: 1))
+                    pending.append(PendingCategory(name: cat, offset: token.start, fields: [(field, starts.count - 1)], stride: 1, rowCount: 1))
                     singleCategory = pending.count - 1
                 }
                 token = try lexer.next()
@@ -224,7 +226,7 @@ private struct CIFBlockParser {
                     throw lexer.error("loop of _\(category) has \(count) values, not a multiple of its \(names.count) tags (truncated or misaligned row)",
                                       at: token.start < b.count ? token.start : max(0, b.count - 1), field: "_\(category)")
                 }
-                pending.append(PendingCategory(name: category, fields: names.enumerated().map { ($1, first + $0) },
+                pending.append(PendingCategory(name: category, offset: loopStart, fields: names.enumerated().map { ($1, first + $0) },
                                                stride: names.count, rowCount: count / names.count))
             }
         }
