@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .library(name: "Molecule", targets: ["Molecule"]),
+        .library(name: "SceneExport", targets: ["SceneExport"]),
         .executable(name: "proteinar", targets: ["proteinar"]),
     ],
     dependencies: [
@@ -18,6 +19,8 @@ let package = Package(
             dependencies: [.product(name: "CompressNIO", package: "compress-nio")],
             resources: [.copy("Resources/ccd-bonds.tsv")]
         ),
+        // Writers of any triangle scene (molecules, drawings): standard library only.
+        .target(name: "SceneExport"),
         .executableTarget(
             name: "proteinar",
             dependencies: [
@@ -26,6 +29,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "MoleculeTests", dependencies: ["Molecule"], exclude: ["Fixtures"]),
+        .testTarget(name: "SceneExportTests", dependencies: ["SceneExport"]),
     ],
     swiftLanguageModes: [.v6]
 )

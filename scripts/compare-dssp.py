@@ -32,13 +32,8 @@ def import_deps():
     except ImportError:
         spec = None
     if spec is None:
-        # same default as setup-python.sh: relative paths are from the repo root
-        venv = os.path.join(REPO, os.environ.get("PROTEINAR_VENV", ".venv"))
-        py = os.path.join(venv, "bin", "python")
-        if os.path.exists(py) and not os.environ.get("PROTEINAR_REEXEC"):
-            os.environ["PROTEINAR_REEXEC"] = "1"
-            os.execv(py, [py, os.path.abspath(__file__), *sys.argv[1:]])
-        sys.exit("gemmi/numpy/pydssp not importable: run scripts/setup-python.sh first")
+        from project_venv import rerun_in_venv
+        rerun_in_venv(__file__, "gemmi/numpy/pydssp")
     path = os.path.join(spec.submodule_search_locations[0], "pydssp_numpy.py")
     mod_spec = importlib.util.spec_from_file_location("pydssp_numpy", path)
     pydssp = importlib.util.module_from_spec(mod_spec)

@@ -53,13 +53,8 @@ def import_gemmi():
         import gemmi
         return gemmi
     except ImportError:
-        # same default as setup-python.sh: relative paths are from the repo root
-        venv = os.path.join(REPO, os.environ.get("PROTEINAR_VENV", ".venv"))
-        py = os.path.join(venv, "bin", "python")
-        if os.path.exists(py) and not os.environ.get("PROTEINAR_REEXEC"):
-            os.environ["PROTEINAR_REEXEC"] = "1"
-            os.execv(py, [py, os.path.abspath(__file__), *sys.argv[1:]])
-        sys.exit("gemmi not importable: run scripts/setup-python.sh first")
+        from project_venv import rerun_in_venv
+        rerun_in_venv(__file__, "gemmi")
 
 
 def stem(path):

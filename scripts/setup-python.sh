@@ -30,15 +30,19 @@ import importlib.metadata as md
 assert md.version("gemmi") == "0.7.5"
 assert md.version("pydssp") == "0.9.1"
 md.version("numpy"); md.version("einops")
+assert md.version("trimesh") == "5.2.0"
+assert md.version("pygltflib") == "1.16.5"
+assert md.version("pycollada") == "0.9.3"
+md.version("lxml")
 EOF
 then
     log "already up to date ($VENV)"
     exit 0
 fi
 
-log "installing gemmi==0.7.5 numpy einops into $VENV"
+log "installing gemmi==0.7.5 numpy einops trimesh pygltflib pycollada lxml into $VENV"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-    gemmi==0.7.5 numpy einops >&2
+    gemmi==0.7.5 numpy einops trimesh==5.2.0 pygltflib==1.16.5 pycollada==0.9.3 lxml >&2
 log "installing pydssp==0.9.1 (--no-deps, avoids torch)"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
     --no-deps pydssp==0.9.1 >&2
