@@ -21,6 +21,8 @@ let package = Package(
         ),
         // Writers of any triangle scene (molecules, drawings): standard library only.
         .target(name: "SceneExport"),
+        // Molecules as triangle meshes: representations, colour schemes, selections, level of detail.
+        .target(name: "MoleculeMesh", dependencies: ["Molecule", "SceneExport"]),
         .executableTarget(
             name: "proteinar",
             dependencies: [
@@ -30,6 +32,7 @@ let package = Package(
         ),
         .testTarget(name: "MoleculeTests", dependencies: ["Molecule"], exclude: ["Fixtures"]),
         .testTarget(name: "SceneExportTests", dependencies: ["SceneExport"]),
+        .testTarget(name: "MoleculeMeshTests", dependencies: ["MoleculeMesh"]),
     ],
     swiftLanguageModes: [.v6]
 )
