@@ -26,7 +26,7 @@ let package = Package(
         .executableTarget(
             name: "proteinar",
             dependencies: [
-                "Molecule",
+                "Molecule", "MoleculeMesh", "SceneExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

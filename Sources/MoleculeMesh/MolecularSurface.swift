@@ -12,6 +12,20 @@ import SceneExport
 public enum MolecularSurface {
     /// Grid spacing in Å for each detail level 0...4.
     static let spacings: [Float] = [2.0, 1.5, 1.0, 0.7, 0.5]
+    /// Coarse levels −1...−3 for huge structures (a virus, a ribosome) under a triangle budget: a
+    /// wider grid and atoms inflated into a smooth envelope, so the shape survives with few triangles.
+    static let coarseSpacings: [Float] = [3.0, 4.5, 6.5, 9.0, 12.0]
+    static let coarseInflations: [Float] = [1.0, 2.0, 3.0, 4.5, 6.0]
+    /// The coarsest level `detail` may take.
+    public static let coarsestDetail = -5
+
+    static func spacing(detail: Int) -> Float {
+        detail >= 0 ? spacings[min(detail, spacings.count - 1)] : coarseSpacings[min(-detail, coarseSpacings.count) - 1]
+    }
+
+    static func inflation(detail: Int) -> Float {
+        detail >= 0 ? inflation : coarseInflations[min(-detail, coarseInflations.count) - 1]
+    }
     /// Largest grid (points); 4 bytes each.
     static let maximumGridPoints = 32_000_000
     /// Sharpness k of the Gaussians: larger is closer to a union of spheres.
@@ -305,7 +319,7 @@ struct SurfaceAtoms {
             guard p.x.isFinite, p.y.isFinite, p.z.isFinite, abs(p.x) < 1e6, abs(p.y) < 1e6, abs(p.z) < 1e6 else { continue }
             var r = element.vanDerWaalsRadius
             if !(r > 0.5 && r < 4) { r = 1.7 }
-            r += MolecularSurface.inflation
+            r += MolecularSurface.inflation(detail: ctx.detail)
             positions.append(p); radii.append(r); inverseRadiusSquared.append(1 / (r * r)); atomIndex.append(i)
             lo = pointwiseMin(lo, p); hi = pointwiseMax(hi, p)
             maxRadius = max(maxRadius, r)
@@ -322,7 +336,7 @@ struct SurfaceGridLayout {
     var pointCount: Int { nx * ny * nz }
 
     init(atoms: SurfaceAtoms, detail: Int) {
-        var h = MolecularSurface.spacings[min(max(detail, 0), MolecularSurface.spacings.count - 1)]
+        var h = MolecularSurface.spacing(detail: detail)
         let lower = atoms.lower, upper = atoms.upper, cutoff = atoms.maxCutoff
         while true {
             // Pad so that the outermost points get no density: the surface stays inside and closed.

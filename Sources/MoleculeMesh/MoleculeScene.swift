@@ -1,0 +1,244 @@
+import Molecule
+import SceneExport
+
+/// What to draw and how: the options of `proteinar convert` and of the server's model endpoints.
+public struct MoleculeSceneOptions: Sendable {
+    public var representation: Representation = .auto
+    /// nil picks a fitting default: chain colours for cartoons and surfaces, element colours for atoms.
+    public var colorScheme: ColorScheme?
+    public var selection: String?
+    public var highlight: String?
+    public var hide: Set<HiddenGroup> = [.water]
+    public var assembly: String?
+    public var maxTriangles = 300_000
+    /// Longest side in metres; nil keeps true scale (1 Å = 10⁻¹⁰ m).
+    public var size: Float? = 0.3
+    public init() {}
+}
+
+public enum HiddenGroup: String, CaseIterable, Sendable {
+    case water, hydrogens, ligands
+
+    public static func parse(_ list: String) throws -> Set<HiddenGroup> {
+        var out: Set<HiddenGroup> = []
+        for item in list.split(separator: ",") {
+            let name = String(item.filter { $0 != " " })
+            guard let g = HiddenGroup(rawValue: name) else {
+                throw MeshOptionError("cannot hide '\(name)'; accepted: \(HiddenGroup.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            out.insert(g)
+        }
+        return out
+    }
+}
+
+/// What the builder did, for progress messages and the caller's report.
+public struct MoleculeSceneReport: Sendable {
+    public var triangles = 0
+    public var detail = 0
+    public var layers: [String] = []
+    public var instances = 1
+    /// Level-of-detail decisions, e.g. "cartoon → backbone to stay under 300000 triangles".
+    public var notes: [String] = []
+}
+
+/// Turns a structure into a scene for the writers: representations per layer, colours, the
+/// triangle budget, assembly copies as instances, and placement (Y up, centred on the ground
+/// plane, scaled to the requested size).
+public enum MoleculeSceneBuilder {
+    public static func build(_ structure: Structure, options: MoleculeSceneOptions) throws -> (TriangleScene, MoleculeSceneReport) {
+        guard let model = structure.models.first, model.atoms.count > 0 else {
+            throw MeshOptionError("the structure has no atoms to draw")
+        }
+        let codes = structure.secondaryStructure()
+        let polymer = structure.polymerResidueFlags()
+        let residueOf = model.residueIndexOfAtoms()
+
+        // What is visible, and in which layer.
+        var visible = [Bool](repeating: true, count: model.atoms.count)
+        if let text = options.selection {
+            let selection = try Selection(parsing: text)
+            visible = selection.atoms(in: model, structure: structure)
+            guard visible.contains(true) else { throw MeshOptionError("selection '\(text)' matches nothing") }
+        }
+        for a in 0..<model.atoms.count where visible[a] {
+            let r = Int(residueOf[a])
+            if options.hide.contains(.water), model.residues[r].isWater { visible[a] = false }
+            if options.hide.contains(.hydrogens), model.atoms.elements[a].isHydrogen { visible[a] = false }
+            if options.hide.contains(.ligands), !polymer[r], !model.residues[r].isWater { visible[a] = false }
+        }
+        guard visible.contains(true) else { throw MeshOptionError("nothing is left to draw once \(options.hide.map(\.rawValue).sorted().joined(separator: ", ")) are hidden") }
+
+        var layers: [(Representation, [Bool])] = []
+        if options.representation == .auto {
+            let polymerAtoms = (0..<model.atoms.count).map { visible[$0] && polymer[Int(residueOf[$0])] }
+            let others = (0..<model.atoms.count).map { visible[$0] && !polymer[Int(residueOf[$0])] }
+            if polymerAtoms.contains(true) { layers.append((.cartoon, polymerAtoms)) }
+            if others.contains(true) { layers.append((.ballAndStick, others)) }
+        } else {
+            if options.representation == .cartoon, !(0..<model.atoms.count).contains(where: { visible[$0] && polymer[Int(residueOf[$0])] }) {
+                throw MeshOptionError("there is no protein or nucleic acid chain to draw as a cartoon; try --style ball-and-stick or spacefill")
+            }
+            layers.append((options.representation, visible))
+        }
+
+        // Colours, with the non-highlighted part dimmed.
+        func colors(for rep: Representation) -> [SIMD4<Float>] {
+            let scheme = options.colorScheme ?? ((rep == .cartoon || rep == .surface || rep == .backbone) ? .chain : .element)
+            var c = scheme.atomColors(for: model, in: structure, secondaryStructure: codes)
+            if let h = options.highlight, let sel = try? Selection(parsing: h) {
+                let lit = sel.atoms(in: model, structure: structure)
+                for a in c.indices where !lit[a] { c[a] = SIMD4(c[a].x * 0.25 + 0.55, c[a].y * 0.25 + 0.55, c[a].z * 0.25 + 0.55, c[a].w) }
+            }
+            return c
+        }
+        if let h = options.highlight {
+            let sel = try Selection(parsing: h)
+            guard sel.atoms(in: model, structure: structure).contains(true) else { throw MeshOptionError("highlight '\(h)' matches nothing") }
+        }
+
+        // Copies: the identity, or every operator combination of the assembly.
+        var copies: [[Float]] = [Node.identity]
+        var chainFilter: [Set<String>?] = [nil]
+        if let id = options.assembly {
+            guard let assembly = structure.assemblies.first(where: { $0.id == id }) else {
+                throw MeshOptionError(structure.assemblies.isEmpty ? "the file defines no assemblies"
+                                      : "no assembly '\(id)'; the file defines \(structure.assemblies.map(\.id).joined(separator: ", "))")
+            }
+            copies = []; chainFilter = []
+            for g in assembly.generators {
+                for sequence in g.operatorSequences {
+                    var op = SymmetryOperator.identity(id: "")
+                    for name in sequence.reversed() {
+                        guard let next = structure.operators[name] else { throw MeshOptionError("operator '\(name)' is not defined") }
+                        op = next.composed(after: op)
+                    }
+                    let r = op.rotation.map(Float.init), t = op.translation
+                    copies.append([r[0], r[3], r[6], 0, r[1], r[4], r[7], 0, r[2], r[5], r[8], 0, Float(t.x), Float(t.y), Float(t.z), 1])
+                    chainFilter.append(Set(g.chainIDs))
+                }
+            }
+        }
+
+        // One mesh per layer and distinct chain filter; copies place it by nodes.
+        let bonds = BondBuilder.bonds(of: model, in: structure)
+        let hasLabels = model.residueLabelAsym.count == model.residues.count
+        func mask(_ base: [Bool], _ filter: Set<String>?, author: Bool) -> [Bool] {
+            guard let filter else { return base }
+            let chainOf = model.chainIndexOfResidues()
+            return (0..<base.count).map { a in
+                guard base[a] else { return false }
+                let r = Int(residueOf[a])
+                if hasLabels, !author { return filter.contains(model.residueLabelAsym[r]) }
+                return filter.contains(model.chains[Int(chainOf[r])].id)
+            }
+        }
+        let authorIDs = options.assembly.flatMap { id in structure.assemblies.first { $0.id == id }?.generators.first?.chainIDsAreAuthor } ?? true
+        var filterKeys: [Set<String>?] = []
+        for f in chainFilter where !filterKeys.contains(f) { filterKeys.append(f) }
+
+        var report = MoleculeSceneReport()
+        report.instances = copies.count
+        var contexts: [(Representation, Set<String>?, MeshContext)] = []
+        for (rep, layerMask) in layers {
+            let atomColors = colors(for: rep)
+            for f in filterKeys {
+                let m = mask(layerMask, f, author: authorIDs)
+                guard m.contains(true) else { continue }
+                contexts.append((rep, f, MeshContext(structure: structure, model: model, atomColors: atomColors, visible: m,
+                                                     secondaryStructure: codes, bonds: bonds, detail: 4)))
+            }
+        }
+        func uses(_ f: Set<String>?) -> Int { chainFilter.filter { $0 == f }.count }
+
+        // Level of detail: the finest tessellation whose estimate fits the budget; if even the
+        // coarsest does not, the costliest layer steps down a ladder of lighter styles (polymers:
+        // backbone, then ever coarser surfaces; atoms: spacefill, then left out), as Mol* does for
+        // huge assemblies.
+        var chosen = contexts
+        var detail = 4
+        func cost(_ c: (Representation, Set<String>?, MeshContext)) -> Int { c.0.estimatedTriangles(c.2) * uses(c.1) }
+        func total(_ cs: [(Representation, Set<String>?, MeshContext)]) -> Int { cs.reduce(0) { $0 + cost($1) } }
+        while true {
+            for k in chosen.indices { chosen[k].2.detail = detail }
+            if total(chosen) <= options.maxTriangles || detail == 0 { break }
+            detail -= 1
+        }
+        while total(chosen) > options.maxTriangles {
+            guard let k = chosen.indices.max(by: { cost(chosen[$0]) < cost(chosen[$1]) }) else { break }
+            let (rep, filter, ctx) = chosen[k]
+            let before = "\(rep.rawValue) (detail \(ctx.detail))"
+            switch rep {
+            case .ballAndStick, .sticks:
+                chosen[k].0 = .spacefill
+                chosen[k].2.detail = 0
+            case .spacefill where !ctx.visible.indices.contains(where: { ctx.visible[$0] && polymer[Int(residueOf[$0])] }):
+                chosen.remove(at: k)
+                report.notes.append("\(before) left out to stay under \(options.maxTriangles) triangles")
+                continue
+            case .cartoon, .spacefill:
+                chosen[k].0 = .backbone
+                chosen[k].2.detail = 0
+            case .backbone:
+                chosen[k].0 = .surface
+                chosen[k].2.detail = -1
+            case .surface where ctx.detail > MolecularSurface.coarsestDetail:
+                chosen[k].2.detail = min(ctx.detail, 0) - 1
+            default:
+                throw MeshOptionError("even the lightest style needs \(total(chosen)) triangles, more than --max-triangles \(options.maxTriangles)")
+            }
+            _ = filter
+            report.notes.append("\(before) → \(chosen[k].0.rawValue) (detail \(chosen[k].2.detail)) to stay under \(options.maxTriangles) triangles")
+        }
+        if detail < 4 { report.notes.append("tessellation lowered to level \(detail) of 4 to stay under \(options.maxTriangles) triangles") }
+        report.detail = detail
+        report.layers = chosen.map(\.0.rawValue)
+
+        var scene = TriangleScene(name: structure.metadata.id.isEmpty ? "molecule" : structure.metadata.id)
+        scene.materials = [Material(name: "molecule", baseColor: SIMD4(1, 1, 1, 1), metallic: 0, roughness: 0.55)]
+        var meshOf: [Int: Int] = [:]
+        for (k, c) in chosen.enumerated() {
+            var mesh = c.0.build(c.2)
+            guard mesh.triangleCount > 0 else { continue }
+            mesh.name = "\(c.0.rawValue)-\(k)"
+            mesh.parts = [.init(triangles: 0..<mesh.triangleCount, material: 0)]
+            meshOf[k] = scene.meshes.count
+            scene.meshes.append(mesh)
+        }
+        for (copy, transform) in copies.enumerated() {
+            for (k, c) in chosen.enumerated() where c.1 == chainFilter[copy] {
+                guard let m = meshOf[k] else { continue }
+                scene.nodes.append(Node(name: "\(scene.meshes[m].name)-\(copy + 1)", mesh: m, transform: transform))
+            }
+        }
+        place(&scene, size: options.size)
+        report.triangles = scene.triangleCount
+        return (scene, report)
+    }
+
+    /// Centres the scene on the ground plane (Y up, resting on y = 0) and scales it so its longest
+    /// side is `size` metres (or 1 Å = 10⁻¹⁰ m when nil), by composing every node's transform.
+    static func place(_ scene: inout TriangleScene, size: Float?) {
+        var lo = SIMD3<Float>(repeating: .infinity), hi = SIMD3<Float>(repeating: -.infinity)
+        for node in scene.nodes {
+            let t = node.transform
+            for p in scene.meshes[node.mesh].positions {
+                let q = SIMD3(t[0] * p.x + t[4] * p.y + t[8] * p.z + t[12], t[1] * p.x + t[5] * p.y + t[9] * p.z + t[13],
+                              t[2] * p.x + t[6] * p.y + t[10] * p.z + t[14])
+                lo = pointwiseMin(lo, q); hi = pointwiseMax(hi, q)
+            }
+        }
+        guard lo.x.isFinite, hi.x.isFinite else { return }
+        let extent = hi - lo
+        let longest = max(extent.x, extent.y, extent.z)
+        let s: Float = size.map { longest > 0 ? $0 / longest : 1 } ?? 1e-10
+        let shift = SIMD3<Float>(-(lo.x + hi.x) / 2, -lo.y, -(lo.z + hi.z) / 2)
+        for k in scene.nodes.indices {
+            var t = scene.nodes[k].transform
+            // world = s · (T · p + shift)
+            for i in 0..<12 { t[i] *= s }
+            t[12] = (t[12] + shift.x) * s; t[13] = (t[13] + shift.y) * s; t[14] = (t[14] + shift.z) * s
+            scene.nodes[k].transform = t
+        }
+    }
+}
