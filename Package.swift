@@ -23,16 +23,22 @@ let package = Package(
         .target(name: "SceneExport"),
         // Molecules as triangle meshes: representations, colour schemes, selections, level of detail.
         .target(name: "MoleculeMesh", dependencies: ["Molecule", "SceneExport"]),
+        // CPU rendering of triangle scenes to PNG pictures (previews, thumbnails).
+        .target(name: "SceneRender", dependencies: ["SceneExport", .product(name: "CompressNIO", package: "compress-nio")]),
         .executableTarget(
             name: "proteinar",
             dependencies: [
-                "Molecule", "MoleculeMesh", "SceneExport",
+                "Molecule", "MoleculeMesh", "SceneExport", "SceneRender",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "MoleculeTests", dependencies: ["Molecule"], exclude: ["Fixtures"]),
         .testTarget(name: "SceneExportTests", dependencies: ["SceneExport"]),
         .testTarget(name: "MoleculeMeshTests", dependencies: ["MoleculeMesh"]),
+        .testTarget(
+            name: "SceneRenderTests",
+            dependencies: ["SceneRender", "SceneExport", .product(name: "CompressNIO", package: "compress-nio")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -30,7 +30,11 @@ DAE, and `assimp info` when assimp-utils is installed.
 A file passes when every check passes and it has at least one triangle
 (with --allow-empty a valid file without triangles passes too; assimp is
 then not asked, since it refuses every file without meshes). Prints one line
-per file and a final `N passed, M failed` line; exits 1 when any file fails.
+per file, `PATH: ok triangles=N [stored=S] [placed=P] bounds=...` or
+`PATH: FAIL reason` (N: triangles of the distinct meshes trimesh loads; S: the
+file's own count when it differs; P: triangles of every placed instance, when
+a mesh is placed more than once), and a final `N passed, M failed` line;
+exits 1 when any file fails.
 Runs with the venv of scripts/setup-python.sh (${PROTEINAR_VENV:-.venv},
 relative to the repository root), re-executing itself there when needed.
 """
@@ -448,9 +452,15 @@ def check(path, allow_empty):
         result = subprocess.run(["assimp", "info", path], capture_output=True, text=True)
         lines = (result.stdout + result.stderr).strip().splitlines()
         need(result.returncode == 0, "assimp info fails: " + (lines[-1] if lines else f"exit {result.returncode}"))
+    # scene.geometry holds each mesh once; a mesh several nodes place (instancing: GLB and DAE
+    # assemblies) counts once there. `placed` counts every placement, what a viewer draws.
+    placed = sum(len(scene.geometry[name].faces) for name in
+                 (scene.graph[node][1] for node in scene.graph.nodes_geometry)
+                 if hasattr(scene.geometry[name], "faces"))
     bounds = np.round(scene.bounds, 5).tolist()
     stored = f" stored={triangles}" if triangles not in (-1, loaded) else ""
-    return f"ok triangles={loaded}{stored} bounds={bounds}"
+    shown = f" placed={placed}" if placed != loaded else ""
+    return f"ok triangles={loaded}{stored}{shown} bounds={bounds}"
 
 
 def main(argv):
