@@ -37,9 +37,17 @@ public struct MoleculeSceneReport: Sendable {
     public var triangles = 0
     public var detail = 0
     public var layers: [String] = []
+    /// Tessellation of each layer (negative: the coarse surfaces used for huge structures).
+    public var layerDetails: [Int] = []
     public var instances = 1
     /// Level-of-detail decisions, e.g. "cartoon → backbone to stay under 300000 triangles".
     public var notes: [String] = []
+
+    /// "cartoon at detail 4 + ball-and-stick at detail 2, 1 copy", for progress lines.
+    public var summary: String {
+        let parts = zip(layers, layerDetails).map { "\($0) at detail \($1)" }.joined(separator: " + ")
+        return "\(parts), \(instances) cop\(instances == 1 ? "y" : "ies")"
+    }
 }
 
 /// Turns a structure into a scene for the writers: representations per layer, colours, the
@@ -193,6 +201,7 @@ public enum MoleculeSceneBuilder {
         if detail < 4 { report.notes.append("tessellation lowered to level \(detail) of 4 to stay under \(options.maxTriangles) triangles") }
         report.detail = detail
         report.layers = chosen.map(\.0.rawValue)
+        report.layerDetails = chosen.map(\.2.detail)
 
         var scene = TriangleScene(name: structure.metadata.id.isEmpty ? "molecule" : structure.metadata.id)
         scene.materials = [Material(name: "molecule", baseColor: SIMD4(1, 1, 1, 1), metallic: 0, roughness: 0.55)]

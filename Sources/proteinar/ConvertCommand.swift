@@ -69,7 +69,7 @@ struct ConvertCommand: ParsableCommand {
             }
         }()
         for note in report.notes { progress(note) }
-        progress("\(report.triangles) triangles (\(report.layers.joined(separator: " + ")), detail \(report.detail), \(report.instances) cop\(report.instances == 1 ? "y" : "ies")); writing \(format.uppercased())")
+        progress("\(report.triangles) triangles (\(report.summary)); writing \(format.uppercased())")
         let bytes: [UInt8]
         switch format {
         case "glb": bytes = GLBWriter.write(scene)

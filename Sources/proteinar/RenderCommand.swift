@@ -68,7 +68,7 @@ struct RenderCommand: ParsableCommand {
             }
         }()
         for note in report.notes { progress(note) }
-        progress("\(report.triangles) triangles (\(report.layers.joined(separator: " + ")), detail \(report.detail), \(report.instances) cop\(report.instances == 1 ? "y" : "ies")); rendering \(size)×\(size)")
+        progress("\(report.triangles) triangles (\(report.summary)); rendering \(size)×\(size)")
         var renderOptions = RenderOptions()
         if transparent { renderOptions.background = .transparent }
         let image = SoftwareRenderer.render(scene, width: size, height: size, options: renderOptions)
