@@ -228,16 +228,7 @@ public enum MoleculeSceneBuilder {
     /// Centres the scene on the ground plane (Y up, resting on y = 0) and scales it so its longest
     /// side is `size` metres (or 1 Å = 10⁻¹⁰ m when nil), by composing every node's transform.
     static func place(_ scene: inout TriangleScene, size: Float?) {
-        var lo = SIMD3<Float>(repeating: .infinity), hi = SIMD3<Float>(repeating: -.infinity)
-        for node in scene.nodes {
-            let t = node.transform
-            for p in scene.meshes[node.mesh].positions {
-                let q = SIMD3(t[0] * p.x + t[4] * p.y + t[8] * p.z + t[12], t[1] * p.x + t[5] * p.y + t[9] * p.z + t[13],
-                              t[2] * p.x + t[6] * p.y + t[10] * p.z + t[14])
-                lo = pointwiseMin(lo, q); hi = pointwiseMax(hi, q)
-            }
-        }
-        guard lo.x.isFinite, hi.x.isFinite else { return }
+        guard let (lo, hi) = scene.worldBounds() else { return }
         let extent = hi - lo
         let longest = max(extent.x, extent.y, extent.z)
         let s: Float = size.map { longest > 0 ? $0 / longest : 1 } ?? 1e-10

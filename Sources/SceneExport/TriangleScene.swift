@@ -148,3 +148,19 @@ extension TriangleScene {
         if !problems.isEmpty { throw SceneValidationError(problems: problems) }
     }
 }
+
+extension TriangleScene {
+    /// The box holding every placed vertex (node transforms applied), or nil for an empty scene.
+    public func worldBounds() -> (lower: SIMD3<Float>, upper: SIMD3<Float>)? {
+        var lo = SIMD3<Float>(repeating: .infinity), hi = SIMD3<Float>(repeating: -.infinity)
+        for node in nodes where node.mesh >= 0 && node.mesh < meshes.count && node.transform.count == 16 {
+            let t = node.transform
+            for p in meshes[node.mesh].positions {
+                let q = SIMD3(t[0] * p.x + t[4] * p.y + t[8] * p.z + t[12], t[1] * p.x + t[5] * p.y + t[9] * p.z + t[13],
+                              t[2] * p.x + t[6] * p.y + t[10] * p.z + t[14])
+                lo = pointwiseMin(lo, q); hi = pointwiseMax(hi, q)
+            }
+        }
+        return lo.x.isFinite && hi.x.isFinite ? (lo, hi) : nil
+    }
+}

@@ -6,20 +6,6 @@ import SceneExport
 
 @Suite("Molecule scenes: layers, budget, placement, assemblies")
 struct MoleculeSceneTests {
-    /// World-space bounds of every placed vertex.
-    static func bounds(_ scene: TriangleScene) -> (SIMD3<Float>, SIMD3<Float>) {
-        var lo = SIMD3<Float>(repeating: .infinity), hi = SIMD3<Float>(repeating: -.infinity)
-        for node in scene.nodes {
-            let t = node.transform
-            for p in scene.meshes[node.mesh].positions {
-                let q = SIMD3(t[0] * p.x + t[4] * p.y + t[8] * p.z + t[12], t[1] * p.x + t[5] * p.y + t[9] * p.z + t[13],
-                              t[2] * p.x + t[6] * p.y + t[10] * p.z + t[14])
-                lo = pointwiseMin(lo, q); hi = pointwiseMax(hi, q)
-            }
-        }
-        return (lo, hi)
-    }
-
     @Test("auto style: cartoon for the protein, on the table, 0.3 m across")
     func autoStyle() throws {
         let s = try MeshFixtures.load("4JSV.pdb.gz")
@@ -27,7 +13,7 @@ struct MoleculeSceneTests {
         #expect(report.layers.contains("cartoon"))
         #expect(report.layers.contains("ball-and-stick"))  // ADP and Mg
         #expect(scene.triangleCount <= 300_000)
-        let (lo, hi) = Self.bounds(scene)
+        let (lo, hi) = try #require(scene.worldBounds())
         #expect(abs(lo.y) < 1e-4)
         #expect(abs(max(hi.x - lo.x, hi.y - lo.y, hi.z - lo.z) - 0.3) < 1e-3)
         #expect(abs((lo.x + hi.x) / 2) < 1e-3 && abs((lo.z + hi.z) / 2) < 1e-3)

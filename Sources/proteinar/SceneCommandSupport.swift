@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import Molecule
+import MoleculeMesh
+import SceneExport
+
+/// The options `convert` and `render` share: what to draw and how.
+struct SceneArguments: ParsableArguments {
+    @Argument(help: "The structure file (PDB, mmCIF, BinaryCIF, SDF/MOL, XYZ; gzip or not).") var input: String
+    @Option(help: "Representation: \(Representation.allCases.map(\.rawValue).joined(separator: ", ")).") var style = "auto"
+    @Option(help: "Colour scheme: \(ColorScheme.allCases.map(\.rawValue).joined(separator: ", ")) (default: chain for cartoons and surfaces, element for atoms).")
+    var color: String?
+    @Option(help: "Draw only this selection (A, A:10-50, ligands, water, hydrogens, protein, nucleic, all; commas join, 'not ' negates).")
+    var select: String?
+    @Option(help: "Dim everything but this selection.") var highlight: String?
+    @Option(help: "Hide groups: water, hydrogens, ligands (comma-separated).") var hide = "water"
+    @Option(help: "Build biological assembly N.") var assembly: String?
+
+    /// The scene options, every value checked so that a typo fails before any work.
+    func sceneOptions(maxTriangles: Int) throws -> MoleculeSceneOptions {
+        guard maxTriangles > 0 else { throw CLIError("--max-triangles must be positive") }
+        var options = MoleculeSceneOptions()
+        do {
+            options.representation = try Representation(argument: style)
+            options.colorScheme = try color.map { try ColorScheme(argument: $0) }
+            options.hide = try HiddenGroup.parse(hide)
+            if let select { _ = try Selection(parsing: select) }
+            if let highlight { _ = try Selection(parsing: highlight) }
+        } catch { throw CLIError("\(error)") }
+        options.selection = select
+        options.highlight = highlight
+        options.assembly = assembly
+        options.maxTriangles = maxTriangles
+        return options
+    }
+
+    /// Reads the input and builds the scene, reporting progress and level-of-detail decisions.
+    func buildScene(_ options: MoleculeSceneOptions, progress: Progress) throws -> (TriangleScene, MoleculeSceneReport) {
+        progress("reading \(input)")
+        let structure = try readStructure(input)
+        progress("read \(structure.models.first?.atoms.count ?? 0) atoms; building \(options.representation.rawValue) meshes")
+        let built: (TriangleScene, MoleculeSceneReport)
+        do { built = try MoleculeSceneBuilder.build(structure, options: options) } catch let e as MeshOptionError {
+            throw CLIError("\(input): \(e)")
+        }
+        for note in built.1.notes { progress(note) }
+        return built
+    }
+}
+
+/// Timestamped progress lines on standard error, for long work.
+struct Progress {
+    let started = Date()
+    func callAsFunction(_ message: String) {
+        FileHandle.standardError.write(Data(String(format: "[%6.2fs] %@\n", Date().timeIntervalSince(started), message).utf8))
+    }
+}
+
+/// Fails before any work when `output` cannot be written.
+func checkWritable(_ output: String) throws {
+    let directory = (output as NSString).deletingLastPathComponent
+    let dir = directory.isEmpty ? "." : directory
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue,
+          FileManager.default.isWritableFile(atPath: dir) else {
+        throw CLIError("\(output): cannot write there (no such folder, or no permission)")
+    }
+}
