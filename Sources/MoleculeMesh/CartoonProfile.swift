@@ -51,7 +51,7 @@ struct CartoonRing {
 
     init(_ m: Int) {
         let step = 2 * Double.pi / Double(m)
-        let (c1, s1) = CartoonRing.sinCos(step)
+        let (c1, s1) = (Trig.cos(step), Trig.sin(step))
         // Four-vertex rings are turned by 45° so that ribbons get flat faces, not a diamond.
         var (c, s) = m == 4 ? ((0.5 as Double).squareRoot(), (0.5 as Double).squareRoot()) : (1.0, 0.0)
         cos = []; sin = []; cosSq = []; sinSq = []
@@ -63,25 +63,6 @@ struct CartoonRing {
             let l = (c * c + s * s).squareRoot()
             c /= l; s /= l
         }
-    }
-
-    /// (cos x, sin x) for 0 ≤ x ≤ 2π by Taylor series on the reduced angle.
-    static func sinCos(_ x: Double) -> (Double, Double) {
-        var t = x
-        while t > Double.pi { t -= 2 * Double.pi }
-        while t < -Double.pi { t += 2 * Double.pi }
-        var sinSum = 0.0, cosSum = 0.0
-        var term = 1.0  // t^k / k!
-        for k in 0..<30 {
-            switch k % 4 {
-            case 0: cosSum += term
-            case 1: sinSum += term
-            case 2: cosSum -= term
-            default: sinSum -= term
-            }
-            term *= t / Double(k + 1)
-        }
-        return (cosSum, sinSum)
     }
 }
 

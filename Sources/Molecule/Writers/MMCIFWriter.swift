@@ -3,10 +3,6 @@
 /// microscopy), `_entity`, and the `_atom_site` loop with every per-atom value the model holds.
 /// Values are quoted as CIF 1.1 requires; empty values are written as `.`.
 enum MMCIFWriter {
-    static func write(_ s: Structure) -> String {
-        String(decoding: writeBytes(s), as: UTF8.self)
-    }
-
     static func writeBytes(_ s: Structure) -> [UInt8] {
         let atomTotal = s.models.reduce(0) { $0 + $1.atoms.count }
         var out = TextWriterBuffer(reserve: atomTotal * 100 + 4096)

@@ -7,10 +7,6 @@
 /// atom names after 4 characters, residue names after 3, chain ids after 2. Coordinates keep 3
 /// decimals while they fit the 8 columns (fewer beyond), occupancy and B 2 decimals.
 enum PDBWriter {
-    static func write(_ s: Structure) -> String {
-        String(decoding: writeBytes(s), as: UTF8.self)
-    }
-
     static func writeBytes(_ s: Structure) -> [UInt8] {
         let atomTotal = s.models.reduce(0) { $0 + $1.atoms.count }
         var out = TextWriterBuffer(reserve: atomTotal * 81 + 4096)
