@@ -30,6 +30,20 @@ struct USDATextWriter {
         newline()
     }
 
+    /// Opens `def TYPE "name"` with MaterialBindingAPI applied (Meshes and GeomSubsets that carry
+    /// `material:binding`, as the compliance checker requires), up to and including its `{`.
+    mutating func beginBoundPrim(_ type: StaticString, _ name: String, level: Int) {
+        indent(level)
+        text("def ")
+        text(type)
+        text(" ")
+        quoted(name)
+        text(" (\n")
+        line(level + 1, "prepend apiSchemas = [\"MaterialBindingAPI\"]")
+        line(level, ")")
+        line(level, "{")
+    }
+
     /// A double-quoted string, escaping what USDA's string syntax needs escaped.
     mutating func quoted(_ s: String) {
         bytes.append(0x22)

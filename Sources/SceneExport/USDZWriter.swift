@@ -323,13 +323,7 @@ struct USDSceneEncoder {
         let magnitude = Double(pointwiseMax(-lo, hi).max())   // largest |coordinate|
         let pointFormat = USDATextWriter.Fixed(magnitude: magnitude > 0 ? magnitude : 1, relative: 1e-5)
 
-        out.indent(level)
-        out.text("def Mesh ")
-        out.quoted(meshName)
-        out.text(" (\n")
-        out.line(level + 1, "prepend apiSchemas = [\"MaterialBindingAPI\"]")
-        out.line(level, ")")
-        out.line(level, "{")
+        out.beginBoundPrim("Mesh", meshName, level: level)
         let inner = level + 1
         out.line(inner, "uniform bool doubleSided = 0")
 
@@ -386,13 +380,7 @@ struct USDSceneEncoder {
                 let material = groups.materials[g]
                 let name = subsetNames.unique(table.entries[material].name, fallback: "subset")
                 out.newline()
-                out.indent(inner)
-                out.text("def GeomSubset ")
-                out.quoted(name)
-                out.text(" (\n")
-                out.line(inner + 1, "prepend apiSchemas = [\"MaterialBindingAPI\"]")
-                out.line(inner, ")")
-                out.line(inner, "{")
+                out.beginBoundPrim("GeomSubset", name, level: inner)
                 out.line(inner + 1, "uniform token elementType = \"face\"")
                 out.line(inner + 1, "uniform token familyName = \"materialBind\"")
                 out.indent(inner + 1)
