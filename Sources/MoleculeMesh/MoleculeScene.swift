@@ -129,7 +129,8 @@ public enum MoleculeSceneBuilder {
         }
 
         // One mesh per layer and distinct chain filter; copies place it by nodes.
-        let bonds = BondBuilder.bonds(of: model, in: structure)
+        // Only atoms-and-bonds styles draw bonds; cartoons and surfaces skip finding them.
+        let bonds = layers.contains { $0.0 == .ballAndStick || $0.0 == .sticks } ? BondBuilder.bonds(of: model, in: structure) : BondList()
         let hasLabels = model.residueLabelAsym.count == model.residues.count
         func mask(_ base: [Bool], _ filter: Set<String>?, author: Bool) -> [Bool] {
             guard let filter else { return base }

@@ -31,35 +31,59 @@ struct StoredZipArchive {
         precondition(contents.count < Int(UInt32.max) && bytes.count + contents.count < Int(UInt32.max),
                      "StoredZipArchive: over 4 GiB needs zip64, which USDZ writers here do not emit")
         let nameBytes = Array(name.utf8)
-        let headerOffset = bytes.count
-        // Pad so that the data begins on an alignment boundary. An extra-field record needs at
-        // least 4 bytes (ID and length), so a gap of 1...3 bytes grows by one alignment step.
-        let unpadded = headerOffset + 30 + nameBytes.count
-        var padding = (Self.alignment - unpadded % Self.alignment) % Self.alignment
-        if padding > 0 && padding < 4 { padding += Self.alignment }
-        let crc = ZipCRC32.checksum(contents)
-        let size = UInt32(contents.count)
-
-        appendUInt32(0x0403_4b50)
-        appendUInt16(Self.versionNeeded)
-        appendUInt16(0)                 // flags: none (ASCII names, sizes known up front)
-        appendUInt16(0)                 // method: stored
-        appendUInt16(Self.dosTime)
-        appendUInt16(Self.dosDate)
-        appendUInt32(crc)
-        appendUInt32(size)              // compressed size
-        appendUInt32(size)              // uncompressed size
-        appendUInt16(UInt16(nameBytes.count))
-        appendUInt16(UInt16(padding))
-        bytes.append(contentsOf: nameBytes)
-        if padding > 0 {
-            appendUInt16(Self.paddingHeaderID)
-            appendUInt16(UInt16(padding - 4))
-            bytes.append(contentsOf: repeatElement(0, count: padding - 4))
-        }
+        let header = Self.localHeader(name: nameBytes, at: bytes.count, crc: ZipCRC32.checksum(contents),
+                                      size: UInt32(contents.count))
+        entries.append(header.entry)
+        bytes.append(contentsOf: header.bytes)
         assert(bytes.count % Self.alignment == 0)
         bytes.append(contentsOf: contents)
-        entries.append(Entry(name: nameBytes, crc: crc, size: size, headerOffset: UInt32(headerOffset)))
+    }
+
+    /// Bytes to leave free at the front of a buffer for `init(singleFile:name:)`.
+    static func headerSpace(forName name: String) -> Int {
+        localHeader(name: Array(name.utf8), at: 0, crc: 0, size: 0).bytes.count
+    }
+
+    /// An archive holding one file whose contents follow `headerSpace(forName:)` free bytes at the
+    /// front of `buffer`; the local header goes into that space, so large contents are not copied.
+    init(singleFile buffer: [UInt8], name: String) {
+        let nameBytes = Array(name.utf8)
+        let space = Self.headerSpace(forName: name)
+        precondition(buffer.count >= space && buffer.count < Int(UInt32.max),
+                     "StoredZipArchive: over 4 GiB needs zip64, which USDZ writers here do not emit")
+        let crc = buffer.withUnsafeBufferPointer { ZipCRC32.update(0, UnsafeBufferPointer(rebasing: $0[space...])) }
+        let header = Self.localHeader(name: nameBytes, at: 0, crc: crc, size: UInt32(buffer.count - space))
+        bytes = buffer
+        bytes.replaceSubrange(0..<space, with: header.bytes)
+        entries = [header.entry]
+    }
+
+    /// The local header of a file whose header starts at `offset`, padded (through the extra
+    /// field) so that the data begins on an alignment boundary. An extra-field record needs at
+    /// least 4 bytes (ID and length), so a gap of 1...3 bytes grows by one alignment step.
+    private static func localHeader(name: [UInt8], at offset: Int, crc: UInt32, size: UInt32) -> (bytes: [UInt8], entry: Entry) {
+        let unpadded = offset + 30 + name.count
+        var padding = (alignment - unpadded % alignment) % alignment
+        if padding > 0 && padding < 4 { padding += alignment }
+        var h = StoredZipArchive()
+        h.appendUInt32(0x0403_4b50)
+        h.appendUInt16(versionNeeded)
+        h.appendUInt16(0)                 // flags: none (ASCII names, sizes known up front)
+        h.appendUInt16(0)                 // method: stored
+        h.appendUInt16(dosTime)
+        h.appendUInt16(dosDate)
+        h.appendUInt32(crc)
+        h.appendUInt32(size)              // compressed size
+        h.appendUInt32(size)              // uncompressed size
+        h.appendUInt16(UInt16(name.count))
+        h.appendUInt16(UInt16(padding))
+        h.bytes.append(contentsOf: name)
+        if padding > 0 {
+            h.appendUInt16(paddingHeaderID)
+            h.appendUInt16(UInt16(padding - 4))
+            h.bytes.append(contentsOf: repeatElement(0, count: padding - 4))
+        }
+        return (h.bytes, Entry(name: name, crc: crc, size: size, headerOffset: UInt32(offset)))
     }
 
     /// Appends the central directory and the end record, and returns the archive.

@@ -19,6 +19,8 @@ struct USDATextWriter {
 
     mutating func newline() { bytes.append(0x0A) }
 
+    mutating func zeros(_ count: Int) { bytes.append(contentsOf: repeatElement(0, count: count)) }
+
     mutating func indent(_ level: Int) {
         for _ in 0..<(level * 4) { bytes.append(0x20) }
     }

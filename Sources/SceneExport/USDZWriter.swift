@@ -70,9 +70,10 @@ public enum USDZWriter {
     }
 
     public static func write(_ scene: TriangleScene, options: Options) -> [UInt8] {
-        let layer = usda(scene, options: options)
-        var archive = StoredZipArchive(reservingCapacity: layer.count + 256)
-        archive.addFile(name: rootLayerName, contents: layer)
+        // The layer is written after room for the zip header, so the archive wraps it uncopied.
+        var encoder = USDSceneEncoder(scene: scene, options: options,
+                                      leadingSpace: StoredZipArchive.headerSpace(forName: rootLayerName))
+        var archive = StoredZipArchive(singleFile: encoder.encode(), name: rootLayerName)
         return archive.finish()
     }
 
@@ -212,14 +213,16 @@ struct USDSceneEncoder {
 
     static let normalFormat = USDATextWriter.Fixed(decimals: 4)
 
-    init(scene source: TriangleScene, options: USDZWriter.Options) {
+    /// `leadingSpace` zero bytes come before the layer's text in `encode()`'s result.
+    init(scene source: TriangleScene, options: USDZWriter.Options, leadingSpace: Int = 0) {
         scene = PreparedScene(source)
         self.options = options
         table = USDMaterialTable(materials: scene.materials)
         rootName = USDNameScope.identifier(scene.name, fallback: "scene")
         var estimate = 4096 + 256 * scene.nodes.count
         for mesh in scene.meshes { estimate += mesh.vertexCount * 64 + mesh.drawnTriangleCount * 32 }
-        out = USDATextWriter(reservingCapacity: estimate)
+        out = USDATextWriter(reservingCapacity: leadingSpace + estimate)
+        out.zeros(leadingSpace)
     }
 
     private var materialsPath: [String] { [rootName, "Materials"] }

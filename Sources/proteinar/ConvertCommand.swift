@@ -36,10 +36,10 @@ struct ConvertCommand: ParsableCommand {
         default:
             let mtl = ((output as NSString).deletingPathExtension as NSString).appendingPathExtension("mtl") ?? output + ".mtl"
             let files = OBJWriter.write(built, mtlFileName: (mtl as NSString).lastPathComponent)
-            try Data(files.mtl).write(to: URL(fileURLWithPath: mtl))
+            try writeFile(files.mtl, to: mtl)
             bytes = files.obj
         }
-        try Data(bytes).write(to: URL(fileURLWithPath: output))
+        try writeFile(bytes, to: output)
         progress("wrote \(output) (\(bytes.count) bytes)")
     }
 }

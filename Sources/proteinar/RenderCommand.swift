@@ -28,7 +28,7 @@ struct RenderCommand: ParsableCommand {
         let image = SoftwareRenderer.render(built, width: size, height: size, options: renderOptions)
         progress("rendered; encoding PNG")
         let bytes = image.pngData()
-        try Data(bytes).write(to: URL(fileURLWithPath: output))
+        try writeFile(bytes, to: output)
         progress("wrote \(output) (\(bytes.count) bytes)")
     }
 }

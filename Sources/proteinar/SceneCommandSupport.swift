@@ -66,3 +66,13 @@ func checkWritable(_ output: String) throws {
         throw CLIError("\(output): cannot write there (no such folder, or no permission)")
     }
 }
+
+/// Writes `bytes` to `path` without first copying them into a `Data` (outputs reach tens of
+/// megabytes, and the copy costs as much as the write).
+func writeFile(_ bytes: [UInt8], to path: String) throws {
+    try bytes.withUnsafeBytes { raw in
+        guard let base = raw.baseAddress else { return try Data().write(to: URL(fileURLWithPath: path)) }
+        try Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: raw.count, deallocator: .none)
+            .write(to: URL(fileURLWithPath: path))
+    }
+}
