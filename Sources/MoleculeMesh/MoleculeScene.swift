@@ -204,12 +204,41 @@ public enum MoleculeSceneBuilder {
         report.layers = chosen.map(\.0.rawValue)
         report.layerDetails = chosen.map(\.2.detail)
 
+        // Build: other layers first, then surfaces, whose estimates run 1.5–3× high; a surface
+        // well under its share is rebuilt finer while the measured count still fits.
+        var built = [TriangleMesh?](repeating: nil, count: chosen.count)
+        let order = chosen.indices.filter { chosen[$0].0 != .surface } + chosen.indices.filter { chosen[$0].0 == .surface }
+        for k in order {
+            built[k] = chosen[k].0.build(chosen[k].2)
+            guard chosen[k].0 == .surface else { continue }
+            let first = chosen[k].2.detail
+            func spent() -> Int {
+                chosen.indices.reduce(0) { sum, j in
+                    sum + (built[j]?.triangleCount ?? chosen[j].0.estimatedTriangles(chosen[j].2)) * uses(chosen[j].1)
+                }
+            }
+            while chosen[k].2.detail < 4, let mesh = built[k], mesh.triangleCount > 0 {
+                var finer = chosen[k].2
+                finer.detail += 1
+                let ratio = Double(mesh.triangleCount) / Double(max(1, MolecularSurface.estimatedTriangles(chosen[k].2)))
+                let predicted = Int(Double(MolecularSurface.estimatedTriangles(finer)) * ratio * 1.1)
+                guard spent() - mesh.triangleCount * uses(chosen[k].1) + predicted * uses(chosen[k].1) <= options.maxTriangles else { break }
+                let candidate = MolecularSurface.build(finer)
+                guard spent() - mesh.triangleCount * uses(chosen[k].1) + candidate.triangleCount * uses(chosen[k].1) <= options.maxTriangles else { break }
+                built[k] = candidate
+                chosen[k].2 = finer
+            }
+            if chosen[k].2.detail > first {
+                report.notes.append("surface refined from detail \(first) to \(chosen[k].2.detail) once built: \(spent()) triangles")
+            }
+        }
+        report.layerDetails = chosen.map(\.2.detail)
+
         var scene = TriangleScene(name: structure.metadata.id.isEmpty ? "molecule" : structure.metadata.id)
         scene.materials = [Material(name: "molecule", baseColor: SIMD4(1, 1, 1, 1), metallic: 0, roughness: 0.55)]
         var meshOf: [Int: Int] = [:]
         for (k, c) in chosen.enumerated() {
-            var mesh = c.0.build(c.2)
-            guard mesh.triangleCount > 0 else { continue }
+            guard var mesh = built[k], mesh.triangleCount > 0 else { continue }
             mesh.name = "\(c.0.rawValue)-\(k)"
             mesh.parts = [.init(triangles: 0..<mesh.triangleCount, material: 0)]
             meshOf[k] = scene.meshes.count
