@@ -7,11 +7,23 @@ let package = Package(
     products: [
         .library(name: "Molecule", targets: ["Molecule"]),
         .library(name: "SceneExport", targets: ["SceneExport"]),
+        .library(name: "MoleculeMesh", targets: ["MoleculeMesh"]),
+        .library(name: "Library", targets: ["Library"]),
+        .library(name: "PDBArchive", targets: ["PDBArchive"]),
         .executable(name: "proteinar", targets: ["proteinar"]),
     ],
     dependencies: [
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -25,16 +37,58 @@ let package = Package(
         .target(name: "MoleculeMesh", dependencies: ["Molecule", "SceneExport"]),
         // CPU rendering of triangle scenes to PNG pictures (previews, thumbnails).
         .target(name: "SceneRender", dependencies: ["SceneExport", .product(name: "CompressNIO", package: "compress-nio")]),
+        // Persistence: the library's molecules, original files and cached models, in SQLite or PostgreSQL.
+        .target(
+            name: "Library",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Clients of the RCSB PDB and AlphaFold DB.
+        .target(name: "PDBArchive", dependencies: [.product(name: "AsyncHTTPClient", package: "async-http-client")]),
+        // What the server and the command line do with a library: import, fetch, convert with a cache.
+        .target(
+            name: "MoleculeLibrary",
+            dependencies: [
+                "Molecule", "MoleculeMesh", "SceneExport", "SceneRender", "Library", "PDBArchive",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            resources: [.copy("Starter")]
+        ),
+        // HTTP: routes, static web files, metrics.
+        .target(
+            name: "ProteinARServer",
+            dependencies: [
+                "MoleculeLibrary", "Library", "PDBArchive", "MoleculeMesh", "SceneExport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            resources: [.copy("Public"), .copy("openapi.yaml")]
+        ),
         .executableTarget(
             name: "proteinar",
             dependencies: [
-                "Molecule", "MoleculeMesh", "SceneExport", "SceneRender",
+                "Molecule", "MoleculeMesh", "SceneExport", "SceneRender", "Library", "PDBArchive", "MoleculeLibrary",
+                "ProteinARServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "MoleculeTests", dependencies: ["Molecule"], exclude: ["Fixtures"]),
         .testTarget(name: "SceneExportTests", dependencies: ["SceneExport"]),
         .testTarget(name: "MoleculeMeshTests", dependencies: ["MoleculeMesh"]),
+        .testTarget(
+            name: "ProteinARServerTests",
+            dependencies: [
+                "ProteinARServer", "MoleculeLibrary", "Library", "PDBArchive",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
         .testTarget(
             name: "SceneRenderTests",
             dependencies: ["SceneRender", "SceneExport", .product(name: "CompressNIO", package: "compress-nio")]

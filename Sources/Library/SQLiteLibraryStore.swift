@@ -1,0 +1,211 @@
+import Foundation
+import GRDB
+
+/// The embedded default: one SQLite file in write-ahead-log mode (readers never wait for the
+/// writer), through GRDB's connection pool.
+public final class SQLiteLibraryStore: LibraryStore {
+    private let pool: DatabasePool
+    public let location: String
+    public let cacheLimitBytes: Int
+
+    public init(path: String, cacheLimitBytes: Int = 512 << 20) throws {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        // A second server process on the same file waits for the lock instead of failing at once.
+        configuration.busyMode = .timeout(5)
+        pool = try DatabasePool(path: path, configuration: configuration)
+        location = "sqlite:\(path)"
+        self.cacheLimitBytes = cacheLimitBytes
+    }
+
+    public func migrate() async throws {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE files (
+                    hash TEXT PRIMARY KEY,
+                    gzip BLOB NOT NULL
+                );
+                CREATE TABLE molecules (
+                    id TEXT PRIMARY KEY,
+                    source TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    description TEXT,
+                    method TEXT,
+                    resolution REAL,
+                    organism TEXT,
+                    atoms INTEGER NOT NULL,
+                    residues INTEGER NOT NULL,
+                    chains INTEGER NOT NULL,
+                    format TEXT NOT NULL,
+                    file_hash TEXT NOT NULL REFERENCES files(hash),
+                    file_size INTEGER NOT NULL,
+                    summary TEXT NOT NULL,
+                    added_at REAL NOT NULL,
+                    last_viewed_at REAL
+                );
+                CREATE INDEX molecules_file ON molecules(file_hash);
+                CREATE TABLE model_cache (
+                    key TEXT PRIMARY KEY,
+                    molecule_id TEXT NOT NULL REFERENCES molecules(id) ON DELETE CASCADE,
+                    media_type TEXT NOT NULL,
+                    bytes BLOB NOT NULL,
+                    size INTEGER NOT NULL,
+                    last_used REAL NOT NULL
+                );
+                CREATE INDEX model_cache_lru ON model_cache(last_used);
+                CREATE INDEX model_cache_molecule ON model_cache(molecule_id);
+                """)
+        }
+        let pool = self.pool
+        try await Task.detached { try migrator.migrate(pool) }.value
+    }
+
+    public func molecules(_ query: MoleculeQuery) async throws -> MoleculePage {
+        try await pool.read { db in
+            var conditions: [String] = []
+            var arguments: StatementArguments = []
+            if let text = query.text?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
+                for word in text.split(separator: " ") {
+                    conditions.append("(id LIKE ? ESCAPE '\\' OR title LIKE ? ESCAPE '\\' OR organism LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\')")
+                    let pattern = "%" + LibrarySQL.escapeLike(String(word)) + "%"
+                    for _ in 0..<4 { _ = arguments.append(contentsOf: [pattern]) }
+                }
+            }
+            if let source = query.source {
+                conditions.append("source = ?")
+                _ = arguments.append(contentsOf: [source])
+            }
+            let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM molecules" + filter, arguments: arguments) ?? 0
+            var pageArguments = arguments
+            _ = pageArguments.append(contentsOf: [query.limit, query.offset])
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM molecules" + filter + " ORDER BY " + LibrarySQL.orderBy(query.order)
+                                        + " LIMIT ? OFFSET ?", arguments: pageArguments)
+            return MoleculePage(total: total, molecules: rows.map(Self.record))
+        }
+    }
+
+    public func molecule(id: String) async throws -> MoleculeRecord? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM molecules WHERE id = ?", arguments: [id]).map(Self.record)
+        }
+    }
+
+    public func add(_ r: MoleculeRecord, compressedFile: [UInt8]) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "INSERT INTO files (hash, gzip) VALUES (?, ?) ON CONFLICT(hash) DO NOTHING",
+                           arguments: [r.fileHash, Data(compressedFile)])
+            let previous = try String.fetchOne(db, sql: "SELECT file_hash FROM molecules WHERE id = ?", arguments: [r.id])
+            try db.execute(sql: "DELETE FROM molecules WHERE id = ?", arguments: [r.id])
+            try db.execute(sql: """
+                INSERT INTO molecules (id, source, title, description, method, resolution, organism, atoms, residues,
+                    chains, format, file_hash, file_size, summary, added_at, last_viewed_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [r.id, r.source, r.title, r.description, r.method, r.resolution, r.organism, r.atoms,
+                                 r.residues, r.chains, r.format, r.fileHash, r.fileSize, r.summaryJSON,
+                                 r.addedAt.timeIntervalSince1970, r.lastViewedAt?.timeIntervalSince1970])
+            if let previous, previous != r.fileHash { try Self.dropFileIfUnused(db, hash: previous) }
+        }
+    }
+
+    public func compressedFile(moleculeID: String) async throws -> [UInt8]? {
+        try await pool.read { db in
+            try Data.fetchOne(db, sql: "SELECT f.gzip FROM files f JOIN molecules m ON m.file_hash = f.hash WHERE m.id = ?",
+                              arguments: [moleculeID]).map { [UInt8]($0) }
+        }
+    }
+
+    public func remove(id: String) async throws -> Bool {
+        try await pool.write { db in
+            guard let hash = try String.fetchOne(db, sql: "SELECT file_hash FROM molecules WHERE id = ?", arguments: [id]) else { return false }
+            try db.execute(sql: "DELETE FROM molecules WHERE id = ?", arguments: [id])
+            try Self.dropFileIfUnused(db, hash: hash)
+            return true
+        }
+    }
+
+    public func touch(id: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE molecules SET last_viewed_at = ? WHERE id = ?", arguments: [Date().timeIntervalSince1970, id])
+        }
+    }
+
+    public func count() async throws -> Int {
+        try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM molecules") ?? 0 }
+    }
+
+    public func cachedModel(key: String) async throws -> CachedModel? {
+        let found = try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT key, molecule_id, media_type, bytes FROM model_cache WHERE key = ?", arguments: [key])
+                .map { CachedModel(key: $0["key"], moleculeID: $0["molecule_id"], mediaType: $0["media_type"], bytes: [UInt8]($0["bytes"] as Data)) }
+        }
+        if found != nil {
+            try await pool.write { db in
+                try db.execute(sql: "UPDATE model_cache SET last_used = ? WHERE key = ?", arguments: [Date().timeIntervalSince1970, key])
+            }
+        }
+        return found
+    }
+
+    public func cacheModel(_ m: CachedModel) async throws {
+        let limit = cacheLimitBytes
+        try await pool.write { db in
+            // The molecule may have been removed meanwhile; then there is nothing to cache for.
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM molecules WHERE id = ?)", arguments: [m.moleculeID]) == true else { return }
+            try db.execute(sql: """
+                INSERT INTO model_cache (key, molecule_id, media_type, bytes, size, last_used) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET bytes = excluded.bytes, size = excluded.size, last_used = excluded.last_used
+                """, arguments: [m.key, m.moleculeID, m.mediaType, Data(m.bytes), m.bytes.count, Date().timeIntervalSince1970])
+            let rows = try Row.fetchAll(db, sql: "SELECT key, size FROM model_cache ORDER BY last_used DESC")
+            var kept = 0
+            for row in rows {
+                let size: Int = row["size"]
+                kept += size
+                if kept > limit { try db.execute(sql: "DELETE FROM model_cache WHERE key = ?", arguments: [row["key"] as String]) }
+            }
+        }
+    }
+
+    public func cacheSize() async throws -> Int {
+        try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(size), 0) FROM model_cache") ?? 0 }
+    }
+
+    public func close() async throws { try pool.close() }
+
+    private static func dropFileIfUnused(_ db: Database, hash: String) throws {
+        try db.execute(sql: "DELETE FROM files WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM molecules WHERE file_hash = ?)",
+                       arguments: [hash, hash])
+    }
+
+    private static func record(_ row: Row) -> MoleculeRecord {
+        MoleculeRecord(id: row["id"], source: row["source"], title: row["title"], description: row["description"],
+                       method: row["method"], resolution: row["resolution"], organism: row["organism"],
+                       atoms: row["atoms"], residues: row["residues"], chains: row["chains"], format: row["format"],
+                       fileHash: row["file_hash"], fileSize: row["file_size"], summaryJSON: row["summary"],
+                       addedAt: Date(timeIntervalSince1970: row["added_at"]),
+                       lastViewedAt: (row["last_viewed_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
+    }
+}
+
+/// SQL pieces both stores share.
+enum LibrarySQL {
+    static func orderBy(_ order: MoleculeQuery.Order) -> String {
+        switch order {
+        case .recent: return "COALESCE(last_viewed_at, added_at) DESC, id"
+        case .id: return "id"
+        case .title: return "title, id"
+        case .added: return "added_at DESC, id"
+        }
+    }
+
+    /// `text` with LIKE's wildcards taken literally (escape character `\`).
+    static func escapeLike(_ text: String) -> String {
+        var out = ""
+        for c in text {
+            if c == "%" || c == "_" || c == "\\" { out.append("\\") }
+            out.append(c)
+        }
+        return out
+    }
+}

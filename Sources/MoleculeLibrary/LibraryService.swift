@@ -1,0 +1,242 @@
+import CompressNIO
+import NIOCore
+import Foundation
+import Library
+import Molecule
+import MoleculeMesh
+import PDBArchive
+import SceneExport
+import SceneRender
+
+/// A step of long work, for progress bars and server-sent events.
+public struct WorkProgress: Codable, Sendable, Equatable {
+    /// `download`, `read`, `store`, `mesh`, `write`.
+    public var stage: String
+    public var message: String
+    /// 0...1 where known.
+    public var fraction: Double?
+    public init(stage: String, message: String, fraction: Double? = nil) {
+        self.stage = stage; self.message = message; self.fraction = fraction
+    }
+}
+
+public typealias ProgressHandler = @Sendable (WorkProgress) -> Void
+
+/// Why a request failed, in terms an HTTP status or an exit code can carry.
+public enum LibraryError: Error, CustomStringConvertible, Sendable {
+    /// No such molecule in the library, or no such entry in the archive.
+    case notFound(String)
+    /// The request itself is wrong (an option, an id).
+    case badRequest(String)
+    /// The file could not be read (the reader's message).
+    case unreadable(String)
+    /// The archive could not be reached or kept failing.
+    case archiveUnavailable(String)
+    case tooLarge(String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let m), .badRequest(let m), .unreadable(let m), .archiveUnavailable(let m), .tooLarge(let m): return m
+        }
+    }
+}
+
+/// What the server and the command line do with a library: import files, fetch entries from the
+/// archives (one download per entry however many ask at once), and make models and thumbnails,
+/// cached by content hash, options and engine version.
+public final class LibraryService: Sendable {
+    /// Changes whenever meshes or writers change what they produce, so cached models are remade.
+    public static let engineVersion = "proteinar-engine-1"
+
+    public let store: any LibraryStore
+    public let archive: ArchiveClient
+    public let limiter: WorkLimiter
+    public let maxUploadBytes: Int
+    private let fetches = SharedWork<MoleculeRecord>()
+    private let conversions = SharedWork<CachedModel>()
+
+    public init(store: any LibraryStore, archive: ArchiveClient, limiter: WorkLimiter = WorkLimiter(),
+                maxUploadBytes: Int = 64 << 20) {
+        self.store = store; self.archive = archive; self.limiter = limiter; self.maxUploadBytes = maxUploadBytes
+    }
+
+    // MARK: Adding molecules
+
+    /// Reads `bytes` (any supported format, gzip or not), then stores the molecule and its file in
+    /// one transaction. The id defaults to `upload-` and the start of the file's hash.
+    public func add(bytes: [UInt8], fileName: String, id: String? = nil, source: String = "upload",
+                    description: String? = nil, titleFallback: String? = nil, progress: ProgressHandler? = nil) async throws -> MoleculeRecord {
+        guard bytes.count <= maxUploadBytes else {
+            throw LibraryError.tooLarge("\(fileName): \(bytes.count) bytes is more than the \(maxUploadBytes) accepted")
+        }
+        guard !bytes.isEmpty else { throw LibraryError.unreadable("\(fileName): the file is empty") }
+        if let id { try Self.checkLibraryID(id) }
+        progress?(WorkProgress(stage: "read", message: "reading \(fileName)"))
+        let prepared = try await limiter.run { () throws -> (MoleculeRecord, [UInt8]) in
+            let plain: [UInt8]
+            let structure: Structure
+            do {
+                plain = StructureReader.isGzip(bytes) ? try StructureReader.decompressGzip(bytes, fileName: fileName) : bytes
+                structure = try StructureReader.read(bytes: plain, fileName: fileName)
+            } catch {
+                throw LibraryError.unreadable("\(error)")
+            }
+            guard let model = structure.models.first, model.atoms.count > 0 else {
+                throw LibraryError.unreadable("\(fileName): no atoms to show")
+            }
+            let hash = Hashing.sha256Hex(plain)
+            let summary = StructureSummary(structure)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let json = String(decoding: try encoder.encode(summary), as: UTF8.self)
+            let title = summary.title.isEmpty ? (titleFallback ?? fileName) : summary.title
+            let record = MoleculeRecord(
+                id: id ?? "upload-\(hash.prefix(12))", source: source, title: title, description: description,
+                method: summary.method.isEmpty ? nil : summary.method, resolution: summary.resolution,
+                organism: summary.organisms.isEmpty ? nil : summary.organisms.joined(separator: "; "),
+                atoms: summary.atoms, residues: summary.residues, chains: summary.chains.count, format: summary.format,
+                fileHash: hash, fileSize: plain.count, summaryJSON: json)
+            let compressed = StructureReader.isGzip(bytes) ? bytes : try Self.gzip(plain)
+            return (record, compressed)
+        }
+        progress?(WorkProgress(stage: "store", message: "storing \(prepared.0.id)"))
+        try await store.add(prepared.0, compressedFile: prepared.1)
+        return prepared.0
+    }
+
+    /// The entry from the library, or fetched from the RCSB PDB or AlphaFold DB and stored.
+    /// Concurrent fetches of one entry share a single download.
+    public func fetch(_ id: EntryID, progress: ProgressHandler? = nil) async throws -> MoleculeRecord {
+        if let existing = try await store.molecule(id: id.libraryID) { return existing }
+        return try await fetches.run(id.libraryID) { [self] in
+            if let existing = try await store.molecule(id: id.libraryID) { return existing }
+            progress?(WorkProgress(stage: "download", message: "downloading \(id.libraryID)", fraction: 0))
+            let onBytes: DownloadProgress = { received, total in
+                progress?(WorkProgress(stage: "download", message: "downloaded \(received) bytes",
+                                       fraction: total.map { Double(received) / Double(max($0, 1)) }))
+            }
+            do {
+                switch id {
+                case .uniProt:
+                    let model = try await archive.alphaFold(id, progress: onBytes)
+                    return try await add(bytes: model.file.bytes, fileName: model.file.fileName, id: id.libraryID, source: "alphafold",
+                                         titleFallback: model.description.map { "AlphaFold model of \($0)" }, progress: progress)
+                case .pdb, .extendedPDB:
+                    let file = try await archive.download(id, progress: onBytes)
+                    return try await add(bytes: file.bytes, fileName: file.fileName, id: id.libraryID, source: "rcsb", progress: progress)
+                }
+            } catch let error as ArchiveError {
+                switch error {
+                case .notFound(let m): throw LibraryError.notFound(m)
+                case .unavailable(let m), .badResponse(let m): throw LibraryError.archiveUnavailable(m)
+                }
+            }
+        }
+    }
+
+    /// Imports the bundled starter library when the library is empty; returns how many were added.
+    public func installStarterLibrary(progress: ProgressHandler? = nil) async throws -> Int {
+        guard try await store.count() == 0 else { return 0 }
+        var added = 0
+        for entry in try StarterLibrary.entries() {
+            progress?(WorkProgress(stage: "store", message: "starter library: \(entry.id)",
+                                   fraction: Double(added) / Double(StarterLibrary.count)))
+            _ = try await add(bytes: entry.bytes, fileName: entry.fileName, id: entry.id, source: "starter", description: entry.description)
+            added += 1
+        }
+        return added
+    }
+
+    // MARK: Reading
+
+    public func molecule(id: String) async throws -> MoleculeRecord {
+        try Self.checkLibraryID(id)
+        guard let record = try await store.molecule(id: id) else { throw LibraryError.notFound("no molecule '\(id)' in the library") }
+        return record
+    }
+
+    /// The original file, uncompressed, and its record.
+    public func originalFile(id: String) async throws -> (MoleculeRecord, [UInt8]) {
+        let record = try await molecule(id: id)
+        guard let gz = try await store.compressedFile(moleculeID: id) else { throw LibraryError.notFound("no file stored for '\(id)'") }
+        let plain = try StructureReader.decompressGzip(gz, fileName: id)
+        return (record, plain)
+    }
+
+    /// The model (from the cache, or made and cached). Identical requests made at the same time
+    /// share one conversion.
+    public func model(id: String, request: ModelRequest, progress: ProgressHandler? = nil) async throws -> CachedModel {
+        let record = try await molecule(id: id)
+        let key = request.cacheKey(fileHash: record.fileHash)
+        if let cached = try await store.cachedModel(key: key) { return cached }
+        return try await conversions.run(key) { [self] in
+            let (_, plain) = try await originalFile(id: id)
+            progress?(WorkProgress(stage: "mesh", message: "building \(request.style.rawValue) for \(id)"))
+            let bytes = try await limiter.run { try Self.convert(plain, fileName: id, request: request) }
+            progress?(WorkProgress(stage: "write", message: "wrote \(bytes.count) bytes", fraction: 1))
+            let model = CachedModel(key: key, moleculeID: id, mediaType: request.format.mediaType, bytes: bytes)
+            try await store.cacheModel(model)
+            return model
+        }
+    }
+
+    /// A PNG picture `size` pixels square (cached like models).
+    public func thumbnail(id: String, size: Int = 256, style: Representation = .auto) async throws -> CachedModel {
+        guard (16...2048).contains(size) else { throw LibraryError.badRequest("size \(size): expected 16 to 2048 pixels") }
+        let record = try await molecule(id: id)
+        let key = Hashing.sha256Hex(Array("\(Self.engineVersion)|\(record.fileHash)|png|\(size)|\(style.rawValue)".utf8))
+        if let cached = try await store.cachedModel(key: key) { return cached }
+        return try await conversions.run(key) { [self] in
+            let (_, plain) = try await originalFile(id: id)
+            let png = try await limiter.run { () throws -> [UInt8] in
+                let structure = try StructureReader.read(bytes: plain, fileName: id)
+                var options = MoleculeSceneOptions()
+                options.representation = style
+                options.maxTriangles = 150_000
+                let (scene, _) = try MoleculeSceneBuilder.build(structure, options: options)
+                return SoftwareRenderer.render(scene, width: size, height: size).pngData()
+            }
+            let model = CachedModel(key: key, moleculeID: id, mediaType: "image/png", bytes: png)
+            try await store.cacheModel(model)
+            return model
+        }
+    }
+
+    public func remove(id: String) async throws {
+        try Self.checkLibraryID(id)
+        guard try await store.remove(id: id) else { throw LibraryError.notFound("no molecule '\(id)' in the library") }
+    }
+
+    // MARK: Helpers
+
+    /// Library ids are letters, digits, `-` and `_` (no path separators, no dots).
+    public static func checkLibraryID(_ id: String) throws {
+        guard !id.isEmpty, id.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+            throw LibraryError.badRequest("'\(id.prefix(80))' is not a library id (letters, digits, - and _, at most 64)")
+        }
+    }
+
+    static func convert(_ plain: [UInt8], fileName: String, request: ModelRequest) throws -> [UInt8] {
+        let structure: Structure
+        do { structure = try StructureReader.read(bytes: plain, fileName: fileName) } catch { throw LibraryError.unreadable("\(error)") }
+        let scene: TriangleScene
+        do { scene = try MoleculeSceneBuilder.build(structure, options: request.sceneOptions).0 } catch let e as MeshOptionError {
+            throw LibraryError.badRequest(e.description)
+        }
+        switch request.format {
+        case .glb: return GLBWriter.write(scene)
+        case .usdz: return USDZWriter.write(scene)
+        case .obj: return OBJWriter.write(scene, mtlFileName: "model.mtl").obj
+        case .mtl: return OBJWriter.write(scene, mtlFileName: "model.mtl").mtl
+        case .stl: return STLWriter.write(scene)
+        case .dae: return DAEWriter.write(scene)
+        case .ply: return PLYWriter.write(scene)
+        }
+    }
+
+    static func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
+        var buffer = ByteBuffer(bytes: bytes)
+        let out = try buffer.compress(with: .gzip())
+        return Array(out.readableBytesView)
+    }
+}

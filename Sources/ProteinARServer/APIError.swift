@@ -1,0 +1,90 @@
+import Foundation
+import Hummingbird
+import Library
+import MoleculeLibrary
+import PDBArchive
+
+/// An API failure as JSON `{"error": "…", "status": N}` with the matching status code.
+struct APIError: HTTPResponseError {
+    let status: HTTPResponse.Status
+    let message: String
+
+    init(_ status: HTTPResponse.Status, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var body = ByteBuffer()
+        body.writeString(JSONText.object(["error": .string(message), "status": .int(Int(status.code))]))
+        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
+    }
+
+    /// The status and message for any error the service layer throws.
+    static func from(_ error: any Error) -> APIError {
+        switch error {
+        case let e as APIError: return e
+        case let e as LibraryError:
+            switch e {
+            case .notFound(let m): return APIError(.notFound, m)
+            case .badRequest(let m): return APIError(.badRequest, m)
+            case .unreadable(let m): return APIError(.unprocessableContent, m)
+            case .archiveUnavailable(let m): return APIError(.badGateway, "the PDB archive is unavailable: \(m)")
+            case .tooLarge(let m): return APIError(.contentTooLarge, m)
+            }
+        case let e as RequestError: return APIError(.badRequest, e.description)
+        case let e as ArchiveError:
+            switch e {
+            case .notFound(let m): return APIError(.notFound, m)
+            case .unavailable(let m), .badResponse(let m): return APIError(.badGateway, "the PDB archive is unavailable: \(m)")
+            }
+        case let e as HTTPError where e.status == .contentTooLarge:
+            return APIError(.contentTooLarge, "the upload is larger than the server accepts")
+        case let e as HTTPError: return APIError(e.status, e.body ?? e.status.reasonPhrase)
+        default: return APIError(.internalServerError, "internal error: \(error)")
+        }
+    }
+}
+
+/// Small JSON values written by hand where a Codable type would only wrap one response.
+enum JSONText {
+    indirect enum Value {
+        case string(String), int(Int), double(Double), bool(Bool), null
+        case raw(String)
+        case array([Value])
+        case object([(String, Value)])
+    }
+
+    static func object(_ pairs: KeyValuePairs<String, Value>) -> String {
+        render(.object(pairs.map { ($0.key, $0.value) }))
+    }
+
+    static func render(_ v: Value) -> String {
+        switch v {
+        case .string(let s): return quote(s)
+        case .int(let i): return String(i)
+        case .double(let d): return d.isFinite ? String(d) : "null"
+        case .bool(let b): return b ? "true" : "false"
+        case .null: return "null"
+        case .raw(let r): return r
+        case .array(let items): return "[" + items.map(render).joined(separator: ",") + "]"
+        case .object(let pairs): return "{" + pairs.map { quote($0.0) + ":" + render($0.1) }.joined(separator: ",") + "}"
+        }
+    }
+
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import Hummingbird
+import Library
+import MoleculeLibrary
+import MoleculeMesh
+import PDBArchive
+
+/// The JSON API under `/api` (described in `/api/openapi.yaml`).
+struct APIRoutes: Sendable {
+    let service: LibraryService
+
+    func register(on router: Router<BasicRequestContext>) {
+        let api = router.group("api")
+        api.get("molecules") { request, _ in try await list(request) }
+        api.post("molecules") { request, context in try await add(request, context: context) }
+        api.get("molecules/:id") { _, context in try await detail(context) }
+        api.delete("molecules/:id") { _, context in try await remove(context) }
+        api.get("molecules/:id/file") { request, context in try await file(request, context: context) }
+        api.get("molecules/:id/:resource") { request, context in try await resource(request, context: context, head: false) }
+        api.head("molecules/:id/:resource") { request, context in try await resource(request, context: context, head: true) }
+        api.get("search") { request, _ in try await search(request) }
+    }
+
+    // MARK: Library
+
+    func list(_ request: Request) async throws -> Response {
+        let q = request.uri.queryParameters
+        var query = MoleculeQuery()
+        query.text = q.get("q")
+        if let s = q.get("source") {
+            guard ["starter", "rcsb", "alphafold", "upload"].contains(s) else {
+                throw APIError(.badRequest, "source '\(s)': accepted: starter, rcsb, alphafold, upload")
+            }
+            query.source = s
+        }
+        if let o = q.get("offset") {
+            guard let v = Int(o), v >= 0 else { throw APIError(.badRequest, "offset '\(o)': expected a whole number ≥ 0") }
+            query.offset = v
+        }
+        if let l = q.get("limit") {
+            guard let v = Int(l), (1...500).contains(v) else { throw APIError(.badRequest, "limit '\(l)': expected 1 to 500") }
+            query.limit = v
+        }
+        if let s = q.get("sort") {
+            guard let order = MoleculeQuery.Order(rawValue: s) else {
+                throw APIError(.badRequest, "sort '\(s)': accepted: \(MoleculeQuery.Order.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            query.order = order
+        }
+        let page = try await call { try await service.store.molecules(query) }
+        return Responses.json(MoleculeJSON.list(page, query: query))
+    }
+
+    func detail(_ context: BasicRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        let record = try await call { try await service.molecule(id: id) }
+        try? await service.store.touch(id: id)
+        return Responses.json(MoleculeJSON.detail(record))
+    }
+
+    func remove(_ context: BasicRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        try await call { try await service.remove(id: id) }
+        return Response(status: .noContent)
+    }
+
+    /// `{"id": "4HHB"}` (JSON) fetches from the archives; any other body is a structure file,
+    /// named by `?name=`. With `Accept: text/event-stream` the answer is progress events, then
+    /// `done` with the molecule (or `error`).
+    func add(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let contentType = request.headers[.contentType] ?? ""
+        let body = try await call { try await request.body.collect(upTo: service.maxUploadBytes) }
+        let work: @Sendable (ProgressHandler?) async throws -> (MoleculeRecord, Bool)
+        if contentType.hasPrefix("application/json") {
+            struct FetchRequest: Decodable { var id: String }
+            guard let decoded = try? JSONDecoder().decode(FetchRequest.self, from: Data(body.readableBytesView)) else {
+                throw APIError(.badRequest, "expected {\"id\": \"…\"} with \(EntryID.acceptedForms)")
+            }
+            guard let id = EntryID(decoded.id) else {
+                throw APIError(.badRequest, "'\(decoded.id.prefix(80))' is not an entry id; expected \(EntryID.acceptedForms)")
+            }
+            work = { progress in
+                let existed = try await service.store.molecule(id: id.libraryID) != nil
+                return (try await service.fetch(id, progress: progress), !existed)
+            }
+        } else {
+            let name = request.uri.queryParameters.get("name") ?? "upload"
+            let fileName = try Self.safeFileName(name)
+            let bytes = [UInt8](body.readableBytesView)
+            work = { progress in (try await service.add(bytes: bytes, fileName: fileName, progress: progress), true) }
+        }
+        if Responses.wantsEventStream(request) {
+            return Responses.eventStream { progress in
+                let (record, _) = try await work(progress)
+                return JSONText.render(MoleculeJSON.value(record))
+            }
+        }
+        let (record, created) = try await call { try await work(nil) }
+        var response = Responses.json(JSONText.render(MoleculeJSON.value(record)), status: created ? .created : .ok)
+        response.headers[.location] = "/api/molecules/\(record.id)"
+        return response
+    }
+
+    // MARK: Files and models
+
+    func file(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        let (record, bytes) = try await call { try await service.originalFile(id: id) }
+        let (type, ext) = Self.fileType(record.format)
+        return Responses.bytes(bytes, type: type, etag: record.fileHash, request: request, head: false,
+                               disposition: "attachment; filename=\"\(record.id).\(ext)\"")
+    }
+
+    /// `model.{glb,usdz,obj,mtl,stl,dae,ply}` with the convert options as query parameters, or
+    /// `thumbnail.png?size=256`.
+    func resource(_ request: Request, context: BasicRequestContext, head: Bool) async throws -> Response {
+        let id = try context.parameters.require("id")
+        let name = try context.parameters.require("resource")
+        var parameters: [String: String] = [:]
+        for (k, v) in request.uri.queryParameters { parameters[String(k)] = String(v) }
+        if name == "thumbnail.png" {
+            let size = try parameters["size"].map { s -> Int in
+                guard let v = Int(s) else { throw APIError(.badRequest, "size '\(s)': expected pixels, 16 to 2048") }
+                return v
+            } ?? 256
+            let style = try parameters["style"].map { s -> Representation in
+                do { return try Representation(argument: s) } catch { throw APIError(.badRequest, "\(error)") }
+            } ?? .auto
+            let png = try await call { try await service.thumbnail(id: id, size: size, style: style) }
+            return Responses.bytes(png.bytes, type: "image/png", etag: png.key, request: request, head: head, disposition: nil)
+        }
+        guard name.hasPrefix("model."), let format = ModelFormat(rawValue: String(name.dropFirst(6))) else {
+            throw APIError(.notFound, "no resource '\(name.prefix(80))'; available: "
+                           + ModelFormat.allCases.map { "model.\($0.rawValue)" }.joined(separator: ", ") + ", thumbnail.png, file")
+        }
+        let modelRequest = try call { try ModelRequest(format: format, parameters: parameters) }
+        if Responses.wantsEventStream(request), !head {
+            return Responses.eventStream { progress in
+                let model = try await service.model(id: id, request: modelRequest, progress: progress)
+                var url = "/api/molecules/\(id)/\(name)"
+                if let query = request.uri.query, !query.isEmpty { url += "?" + query }
+                return JSONText.object(["url": .string(url), "bytes": .int(model.bytes.count), "etag": .string(model.key),
+                                        "mediaType": .string(model.mediaType)])
+            }
+        }
+        let model = try await call { try await service.model(id: id, request: modelRequest) }
+        return Responses.bytes(model.bytes, type: format.mediaType, etag: model.key, request: request, head: head,
+                               disposition: "inline; filename=\"\(id).\(format.rawValue)\"")
+    }
+
+    // MARK: Search
+
+    func search(_ request: Request) async throws -> Response {
+        let q = request.uri.queryParameters
+        guard let text = q.get("q")?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
+            throw APIError(.badRequest, "search needs words: /api/search?q=hemoglobin")
+        }
+        guard text.count <= 200 else { throw APIError(.badRequest, "search words: at most 200 characters") }
+        let start = try q.get("start").map { s -> Int in
+            guard let v = Int(s), v >= 0 else { throw APIError(.badRequest, "start '\(s)': expected a whole number ≥ 0") }
+            return v
+        } ?? 0
+        let rows = try q.get("rows").map { s -> Int in
+            guard let v = Int(s), (1...100).contains(v) else { throw APIError(.badRequest, "rows '\(s)': expected 1 to 100") }
+            return v
+        } ?? 10
+        let results = try await call { try await service.archive.search(text, start: start, rows: rows) }
+        let data = try JSONEncoder().encode(results)
+        return Responses.json(String(decoding: data, as: UTF8.self))
+    }
+
+    // MARK: Helpers
+
+    /// Runs `body`, turning service errors into API errors with the right status.
+    func call<T>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch { throw APIError.from(error) }
+    }
+
+    func call<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch { throw APIError.from(error) }
+    }
+
+    /// An upload's name is only used for messages and format hints: a plain file name, no folders.
+    static func safeFileName(_ name: String) throws -> String {
+        guard !name.isEmpty, name.count <= 128, !name.contains("/"), !name.contains("\\"), !name.contains(".."),
+              name.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
+            throw APIError(.badRequest, "name '\(name.prefix(80))': expected a plain file name such as 4hhb.cif (no folders, no ..)")
+        }
+        return name
+    }
+
+    static func fileType(_ format: String) -> (String, String) {
+        switch format {
+        case "pdb": return ("chemical/x-pdb", "pdb")
+        case "mmcif", "cif", "ccd": return ("chemical/x-mmcif", "cif")
+        case "bcif": return ("application/octet-stream", "bcif")
+        case "sdf", "mol": return ("chemical/x-mdl-sdfile", "sdf")
+        case "xyz": return ("chemical/x-xyz", "xyz")
+        default: return ("application/octet-stream", "dat")
+        }
+    }
+}
