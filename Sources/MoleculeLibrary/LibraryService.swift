@@ -141,7 +141,10 @@ public final class LibraryService: Sendable {
         for entry in try StarterLibrary.entries() {
             progress?(WorkProgress(stage: "store", message: "starter library: \(entry.id)",
                                    fraction: Double(added) / Double(StarterLibrary.count)))
-            _ = try await add(bytes: entry.bytes, fileName: entry.fileName, id: entry.id, source: "starter", description: entry.description)
+            // Files without a title (some mmCIF writers drop it) are named by the description's first clause.
+            let fallback = String(entry.description.prefix { $0 != ":" })
+            _ = try await add(bytes: entry.bytes, fileName: entry.fileName, id: entry.id, source: "starter",
+                              description: entry.description, titleFallback: fallback)
             added += 1
         }
         return added
@@ -170,9 +173,12 @@ public final class LibraryService: Sendable {
         let key = request.cacheKey(fileHash: record.fileHash)
         if let cached = try await store.cachedModel(key: key) { return cached }
         return try await conversions.run(key) { [self] in
-            let (_, plain) = try await originalFile(id: id)
-            progress?(WorkProgress(stage: "mesh", message: "building \(request.style.rawValue) for \(id)"))
-            let bytes = try await limiter.run { try Self.convert(plain, fileName: id, request: request) }
+            // The file is read inside the limiter's slot, so requests waiting for a slot hold nothing.
+            let bytes = try await limiter.withSlot { [self] in
+                let (_, plain) = try await originalFile(id: id)
+                progress?(WorkProgress(stage: "mesh", message: "building \(request.style.rawValue) for \(id)"))
+                return try await WorkLimiter.offload { try Self.convert(plain, fileName: id, request: request) }
+            }
             progress?(WorkProgress(stage: "write", message: "wrote \(bytes.count) bytes", fraction: 1))
             let model = CachedModel(key: key, moleculeID: id, mediaType: request.format.mediaType, bytes: bytes)
             try await store.cacheModel(model)
@@ -240,3 +246,4 @@ public final class LibraryService: Sendable {
         return Array(out.readableBytesView)
     }
 }
+

@@ -11,9 +11,19 @@ public actor WorkLimiter {
     public init(width: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)) { self.width = width }
 
     public func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withSlot { try await Self.offload(work) }
+    }
+
+    /// Runs `body` once a slot is free (for work that also awaits, such as reading its input).
+    public func withSlot<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
         await acquire()
         defer { release() }
-        return try await withCheckedThrowingContinuation { continuation in
+        return try await body()
+    }
+
+    /// Runs `work` on a Dispatch thread, off Swift's cooperative pool.
+    public static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
                 continuation.resume(with: Result { try work() })
             }

@@ -65,6 +65,7 @@ public struct RetryPolicy: Sendable {
 
 /// HTTP for the archive clients: GET and POST with retries, size limits and progress.
 struct ArchiveHTTP: Sendable {
+
     let client: HTTPClient
     let retry: RetryPolicy
     /// Largest body accepted (a ribosome's mmCIF is about 30 MB; models are bigger than any entry).

@@ -34,7 +34,18 @@ public struct ArchiveClient: Sendable {
     public let endpoints: ArchiveEndpoints
     let http: ArchiveHTTP
 
-    public init(endpoints: ArchiveEndpoints = ArchiveEndpoints(), httpClient: HTTPClient = .shared,
+    /// One client for the process. AsyncHTTPClient's default pool keeps retrying a refused
+    /// connection until the request's deadline; here a refused or failed connection fails at once,
+    /// and `RetryPolicy` decides what to try again.
+    public static let sharedHTTPClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(10)
+        configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    public init(endpoints: ArchiveEndpoints = ArchiveEndpoints(), httpClient: HTTPClient = ArchiveClient.sharedHTTPClient,
                 retry: RetryPolicy = RetryPolicy(), maxBytes: Int = 256 << 20) {
         self.endpoints = endpoints
         http = ArchiveHTTP(client: httpClient, retry: retry, maxBytes: maxBytes)

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Library
+import NIOCore
 import MoleculeLibrary
 import PDBArchive
 
@@ -38,6 +39,8 @@ struct APIError: HTTPResponseError {
             case .notFound(let m): return APIError(.notFound, m)
             case .unavailable(let m), .badResponse(let m): return APIError(.badGateway, "the PDB archive is unavailable: \(m)")
             }
+        case is NIOTooManyBytesError:
+            return APIError(.contentTooLarge, "the upload is larger than the server accepts")
         case let e as HTTPError where e.status == .contentTooLarge:
             return APIError(.contentTooLarge, "the upload is larger than the server accepts")
         case let e as HTTPError: return APIError(e.status, e.body ?? e.status.reasonPhrase)

@@ -8,6 +8,7 @@ import PDBArchive
 /// The JSON API under `/api` (described in `/api/openapi.yaml`).
 struct APIRoutes: Sendable {
     let service: LibraryService
+    let hot: HotModelCache
 
     func register(on router: Router<BasicRequestContext>) {
         let api = router.group("api")
@@ -107,7 +108,7 @@ struct APIRoutes: Sendable {
         let id = try context.parameters.require("id")
         let (record, bytes) = try await call { try await service.originalFile(id: id) }
         let (type, ext) = Self.fileType(record.format)
-        return Responses.bytes(bytes, type: type, etag: record.fileHash, request: request, head: false,
+        return Responses.bytes(ByteBuffer(bytes: bytes), type: type, etag: record.fileHash, request: request, head: false,
                                disposition: "attachment; filename=\"\(record.id).\(ext)\"")
     }
 
@@ -127,7 +128,7 @@ struct APIRoutes: Sendable {
                 do { return try Representation(argument: s) } catch { throw APIError(.badRequest, "\(error)") }
             } ?? .auto
             let png = try await call { try await service.thumbnail(id: id, size: size, style: style) }
-            return Responses.bytes(png.bytes, type: "image/png", etag: png.key, request: request, head: head, disposition: nil)
+            return Responses.bytes(ByteBuffer(bytes: png.bytes), type: "image/png", etag: png.key, request: request, head: head, disposition: nil)
         }
         guard name.hasPrefix("model."), let format = ModelFormat(rawValue: String(name.dropFirst(6))) else {
             throw APIError(.notFound, "no resource '\(name.prefix(80))'; available: "
@@ -143,9 +144,15 @@ struct APIRoutes: Sendable {
                                         "mediaType": .string(model.mediaType)])
             }
         }
+        let disposition = "inline; filename=\"\(id).\(format.rawValue)\""
+        let record = try await call { try await service.molecule(id: id) }
+        let key = modelRequest.cacheKey(fileHash: record.fileHash)
+        if let entry = hot.get(key) {
+            return Responses.bytes(entry.buffer, type: entry.mediaType, etag: key, request: request, head: head, disposition: disposition)
+        }
         let model = try await call { try await service.model(id: id, request: modelRequest) }
-        return Responses.bytes(model.bytes, type: format.mediaType, etag: model.key, request: request, head: head,
-                               disposition: "inline; filename=\"\(id).\(format.rawValue)\"")
+        return Responses.bytes(hot.put(model), type: format.mediaType, etag: model.key, request: request, head: head,
+                               disposition: disposition)
     }
 
     // MARK: Search

@@ -19,6 +19,8 @@ public struct ServerConfiguration: Sendable {
     public var endpoints = ArchiveEndpoints()
     public var retry = RetryPolicy()
     public var cacheLimitBytes = 512 << 20
+    /// Models kept in memory, ready to send, besides the library's cache.
+    public var hotCacheBytes = 128 << 20
     public var maxUploadBytes = 64 << 20
     public var installStarterLibrary = true
     /// Folder of the web app; nil serves the copy bundled with the server.
@@ -54,7 +56,7 @@ public enum ProteinARServer {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: FileMiddleware(webRoot(configuration), searchForIndexHtml: true, logger: logger))
-        APIRoutes(service: service).register(on: router)
+        APIRoutes(service: service, hot: HotModelCache(limitBytes: configuration.hotCacheBytes)).register(on: router)
         router.get("healthz") { _, _ in
             let count = try await service.store.count()
             return Responses.json(JSONText.object(["status": .string("ok"), "molecules": .int(count),

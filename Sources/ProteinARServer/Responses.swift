@@ -11,7 +11,7 @@ enum Responses {
     }
 
     /// A file with a strong ETag: `If-None-Match` gives 304, HEAD gives the headers alone.
-    static func bytes(_ bytes: [UInt8], type: String, etag: String, request: Request, head: Bool, disposition: String?) -> Response {
+    static func bytes(_ bytes: ByteBuffer, type: String, etag: String, request: Request, head: Bool, disposition: String?) -> Response {
         let tag = "\"\(etag)\""
         var headers: HTTPFields = [.contentType: type, .eTag: tag, .cacheControl: "public, max-age=3600"]
         if let disposition { headers[.contentDisposition] = disposition }
@@ -19,9 +19,9 @@ enum Responses {
            match == "*" || match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag }) {
             return Response(status: .notModified, headers: headers)
         }
-        headers[.contentLength] = String(bytes.count)
+        headers[.contentLength] = String(bytes.readableBytes)
         if head { return Response(status: .ok, headers: headers, body: ResponseBody()) }
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: bytes))
     }
 
     static func wantsEventStream(_ request: Request) -> Bool {

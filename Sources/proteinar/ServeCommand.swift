@@ -14,6 +14,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Address to listen on (0.0.0.0: every interface, so phones on the network can connect).") var host = "0.0.0.0"
     @Option(help: "Largest upload, in megabytes.") var maxUploadMB = 64
     @Option(help: "Serve the web app from this folder instead of the bundled copy.") var webRoot: String?
+    @Flag(inversion: .prefixedNo, help: "Fill an empty library with the bundled starter molecules.") var starter = true
     @OptionGroup var library: LibraryOptions
 
     func run() async throws {
@@ -24,6 +25,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.host = host
         configuration.maxUploadBytes = maxUploadMB << 20
         configuration.webRoot = webRoot
+        configuration.installStarterLibrary = starter
         var logger = Logger(label: "proteinar")
         logger.logLevel = .info
         let service: LibraryService

@@ -1,0 +1,186 @@
+import Foundation
+import NIOHTTP1
+import Testing
+
+/// The HTTP API on real loopback HTTP, on SQLite and on PostgreSQL, against the fixture archive.
+@Suite("Library API")
+struct APITests {
+    /// A small structure file to upload.
+    static let ubiquitin = FixtureArchive.fixture("pdb1ubi.pdb")
+
+    @Test("the starter library is installed once, listed, paged and filtered", arguments: StoreKind.allCases)
+    func starterLibrary(kind: StoreKind) async throws {
+        let server = try await TestServer.start(kind)
+        defer { Task { await server.stop() } }
+        let list = try await server.get("/api/molecules?limit=100")
+        #expect(list.status == 200)
+        let molecules = list.json["molecules"] as? [[String: Any]] ?? []
+        #expect(molecules.count >= 10)
+        #expect(molecules.allSatisfy { ($0["description"] as? String)?.isEmpty == false && $0["source"] as? String == "starter" })
+        let page = try await server.get("/api/molecules?limit=3&offset=3&sort=id")
+        #expect((page.json["molecules"] as? [Any])?.count == 3)
+        #expect(page.json["total"] as? Int == molecules.count)
+        let filtered = try await server.get("/api/molecules?q=ubiquitin")
+        #expect((filtered.json["molecules"] as? [[String: Any]])?.map { $0["id"] as? String } == ["1UBI"])
+        // Details: chains with sequences, ligands, secondary structure, assemblies.
+        let detail = try await server.get("/api/molecules/1AKE")
+        let details = detail.json["details"] as? [String: Any] ?? [:]
+        #expect((details["chains"] as? [[String: Any]])?.first?["sequence"] as? String != nil)
+        #expect((details["ligands"] as? [[String: Any]])?.contains { $0["name"] as? String == "AP5" } == true)
+        #expect(details["secondaryStructure"] != nil && details["assemblies"] != nil)
+        // Opening the library again adds nothing.
+        #expect(try await server.service.installStarterLibrary() == 0)
+        // Bad list parameters say what is accepted.
+        let bad = try await server.get("/api/molecules?sort=size")
+        #expect(bad.status == 400 && bad.text.contains("recent"))
+        #expect(try await server.get("/api/molecules?limit=0").status == 400)
+        #expect(try await server.get("/api/molecules?source=mars").status == 400)
+    }
+
+    @Test("models: media types, ETag and If-None-Match, HEAD, options, cache", arguments: StoreKind.allCases)
+    func models(kind: StoreKind) async throws {
+        let server = try await TestServer.start(kind) { $0.installStarterLibrary = false }
+        defer { Task { await server.stop() } }
+        let added = try await server.request(.POST, "/api/molecules?name=1ubi.pdb", body: Self.ubiquitin)
+        #expect(added.status == 201)
+        let id = added.json["id"] as? String ?? ""
+        #expect(id.hasPrefix("upload-"))
+        let glb = try await server.get("/api/molecules/\(id)/model.glb?style=cartoon")
+        #expect(glb.status == 200)
+        #expect(glb.headers["content-type"] == "model/gltf-binary")
+        #expect(Array(glb.body.prefix(4)) == Array("glTF".utf8))
+        let etag = try #require(glb.headers["etag"])
+        #expect(try await server.get("/api/molecules/\(id)/model.glb?style=cartoon", headers: ["If-None-Match": etag]).status == 304)
+        let head = try await server.request(.HEAD, "/api/molecules/\(id)/model.glb?style=cartoon")
+        #expect(head.status == 200 && head.body.isEmpty && head.headers["content-length"] == String(glb.body.count))
+        let usdz = try await server.get("/api/molecules/\(id)/model.usdz")
+        #expect(usdz.headers["content-type"] == "model/vnd.usdz+zip" && Array(usdz.body.prefix(2)) == [0x50, 0x4B])
+        for format in ["obj", "stl", "dae", "ply", "mtl"] {
+            #expect(try await server.get("/api/molecules/\(id)/model.\(format)?style=spacefill&max-triangles=20000").status == 200)
+        }
+        // Same options in another order share the cached model.
+        let reordered = try await server.get("/api/molecules/\(id)/model.glb?hide=water&style=cartoon")
+        #expect(reordered.headers["etag"] == etag)
+        #expect(try await server.service.store.cacheSize() > 0)
+        let png = try await server.get("/api/molecules/\(id)/thumbnail.png?size=64")
+        #expect(png.status == 200 && png.headers["content-type"] == "image/png" && Array(png.body.prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
+        let file = try await server.get("/api/molecules/\(id)/file")
+        #expect(file.body == Self.ubiquitin && file.headers["content-type"] == "chemical/x-pdb")
+        // Unknown values name what is accepted.
+        let badStyle = try await server.get("/api/molecules/\(id)/model.glb?style=ribbons")
+        #expect(badStyle.status == 400 && badStyle.text.contains("cartoon"))
+        let badColor = try await server.get("/api/molecules/\(id)/model.glb?color=plaid")
+        #expect(badColor.status == 400 && badColor.text.contains("rainbow"))
+        let badFormat = try await server.get("/api/molecules/\(id)/model.fbx")
+        #expect(badFormat.status == 404 && badFormat.text.contains("model.glb"))
+        #expect(try await server.get("/api/molecules/\(id)/model.glb?select=Z:1-5").status == 400)
+        #expect(try await server.get("/api/molecules/\(id)/model.glb?max-triangles=abc").status == 400)
+        #expect(try await server.get("/api/molecules/\(id)/model.glb?wings=2").status == 400)
+        // Progress of a conversion as server-sent events.
+        let events = try await server.get("/api/molecules/\(id)/model.usdz?style=surface", headers: ["Accept": "text/event-stream"])
+        #expect(events.headers["content-type"] == "text/event-stream")
+        #expect(events.text.contains("event: progress") && events.text.contains("event: done"))
+    }
+
+    @Test("fetching from the archive: PDB fallback, extended ids, AlphaFold, shared downloads, events", arguments: StoreKind.allCases)
+    func fetching(kind: StoreKind) async throws {
+        let server = try await TestServer.start(kind) { $0.installStarterLibrary = false }
+        defer { Task { await server.stop() } }
+        // 1AKE has no mmCIF at the fixture: BinaryCIF 404, mmCIF 404, then the PDB file.
+        let ake = try await server.postJSON("/api/molecules", #"{"id": "1ake"}"#)
+        #expect(ake.status == 201)
+        #expect(ake.json["id"] as? String == "1AKE" && ake.json["format"] as? String == "pdb" && ake.json["source"] as? String == "rcsb")
+        #expect(try await server.postJSON("/api/molecules", #"{"id": "1AKE"}"#).status == 200)
+        let bcif = try await server.postJSON("/api/molecules", #"{"id": "3JQH"}"#)
+        #expect(bcif.json["format"] as? String == "bcif")
+        let extended = try await server.postJSON("/api/molecules", #"{"id": "pdb_00005pti"}"#)
+        #expect(extended.status == 201 && extended.json["id"] as? String == "pdb_00005pti")
+        let alpha = try await server.postJSON("/api/molecules", #"{"id": "P69905"}"#)
+        #expect(alpha.status == 201 && alpha.json["id"] as? String == "AF-P69905-F1" && alpha.json["source"] as? String == "alphafold")
+        // Five requests at once for one entry: one download.
+        await server.archive.log.reset()
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<5 { group.addTask { try await server.postJSON("/api/molecules", #"{"id": "2XHE"}"#).status } }
+            var statuses: [Int] = []
+            for try await s in group { statuses.append(s) }
+            #expect(statuses.allSatisfy { $0 == 200 || $0 == 201 } && statuses.contains(201))
+        }
+        #expect(await server.archive.log.count("/download/2XHE.cif.gz") == 1)
+        // Progress as server-sent events.
+        let events = try await server.postJSON("/api/molecules", #"{"id": "5PTI"}"#, headers: ["Accept": "text/event-stream"])
+        #expect(events.text.contains("event: progress") && events.text.contains("event: done") && events.text.contains("\"5PTI\""))
+        // A 503 once is retried.
+        #expect(try await server.postJSON("/api/molecules", #"{"id": "7FLK"}"#).status == 201)
+    }
+
+    @Test("bad input and archive faults: 400, 404, 413, 422, 502, and the library keeps working", arguments: StoreKind.allCases)
+    func faults(kind: StoreKind) async throws {
+        let server = try await TestServer.start(kind) { $0.installStarterLibrary = false; $0.maxUploadBytes = 1 << 20 }
+        defer { Task { await server.stop() } }
+        let added = try await server.request(.POST, "/api/molecules?name=1ubi.pdb", body: Self.ubiquitin)
+        let id = added.json["id"] as? String ?? ""
+        let model = try await server.get("/api/molecules/\(id)/model.glb")
+        #expect(model.status == 200)
+
+        let invalid = try await server.postJSON("/api/molecules", #"{"id": "hemoglobin!"}"#)
+        #expect(invalid.status == 400 && invalid.text.contains("4HHB") && invalid.text.contains("pdb_00004hhb"))
+        #expect(try await server.postJSON("/api/molecules", "not json").status == 400)
+        let missing = try await server.postJSON("/api/molecules", #"{"id": "9ZZZ"}"#)
+        #expect(missing.status == 404 && missing.text.contains("9ZZZ"))
+        #expect(try await server.postJSON("/api/molecules", #"{"id": "Q99999"}"#).status == 404)
+        await server.archive.log.reset()
+        let failing = try await server.postJSON("/api/molecules", #"{"id": "5XXX"}"#)
+        #expect(failing.status == 502 && failing.text.contains("500"))
+        #expect(await server.archive.log.count("/5XXX.bcif.gz") == 3)  // three attempts, then give up
+        let slow = try await server.postJSON("/api/molecules", #"{"id": "6SLO"}"#)
+        #expect(slow.status == 502 && slow.text.contains("no answer"))
+        let searchDown = try await server.get("/api/search?q=protein&rows=200")
+        #expect(searchDown.status == 400)
+
+        let garbage = try await server.request(.POST, "/api/molecules?name=junk.pdb", body: Array("this is not a structure\n".utf8))
+        #expect(garbage.status == 422 && garbage.text.contains("junk.pdb"))
+        let big = try await server.request(.POST, "/api/molecules?name=big.pdb", body: [UInt8](repeating: 65, count: 2 << 20))
+        #expect(big.status == 413)
+        let traversal = try await server.request(.POST, "/api/molecules?name=..%2F..%2Fetc%2Fpasswd", body: Self.ubiquitin)
+        #expect(traversal.status == 400)
+        #expect(try await server.get("/api/molecules/..%2F..%2Fetc%2Fpasswd").status == 400)
+        #expect(try await server.get("/api/molecules/..%2Flibrary.sqlite/file").status == 400)
+        let escape = try await server.get("/../../etc/passwd")
+        #expect((escape.status == 400 || escape.status == 404) && !escape.text.contains("root:"))
+        #expect(try await server.get("/api/molecules/NOPE").status == 404)
+
+        // Nothing stored was lost: the library and the cached model still answer.
+        let list = try await server.get("/api/molecules")
+        #expect(list.json["total"] as? Int == 1)
+        #expect(try await server.get("/api/molecules/\(id)/model.glb").body == model.body)
+        #expect(try await server.request(.DELETE, "/api/molecules/\(id)").status == 204)
+        #expect(try await server.get("/api/molecules/\(id)").status == 404)
+        #expect(try await server.request(.DELETE, "/api/molecules/\(id)").status == 404)
+        #expect(try await server.service.store.cacheSize() == 0)
+    }
+
+    @Test("search, health, metrics and the OpenAPI document", arguments: StoreKind.allCases)
+    func searchAndService(kind: StoreKind) async throws {
+        let server = try await TestServer.start(kind) { $0.installStarterLibrary = false }
+        defer { Task { await server.stop() } }
+        let found = try await server.get("/api/search?q=kinase")
+        #expect(found.status == 200)
+        let hits = found.json["hits"] as? [[String: Any]] ?? []
+        #expect(hits.first?["id"] as? String == "1AKE")
+        #expect((hits.first?["title"] as? String)?.contains("ADENYLATE KINASE") == true)
+        #expect(hits.first?["releaseDate"] as? String == "1992-01-15" && hits.first?["resolution"] as? Double == 2.0)
+        let paged = try await server.get("/api/search?q=protein&start=1&rows=2")
+        #expect(paged.json["total"] as? Int == 4 && (paged.json["hits"] as? [Any])?.count == 2)
+        let none = try await server.get("/api/search?q=unobtainium")
+        #expect(none.status == 200 && none.json["total"] as? Int == 0)
+        #expect(try await server.get("/api/search").status == 400)
+        let health = try await server.get("/healthz")
+        #expect(health.json["status"] as? String == "ok")
+        let metrics = try await server.get("/metrics")
+        #expect(metrics.status == 200 && metrics.text.contains("hb_request"))
+        let openapi = try await server.get("/api/openapi.yaml")
+        #expect(openapi.status == 200 && openapi.text.hasPrefix("openapi: 3.1.0"))
+        let page = try await server.get("/")
+        #expect(page.status == 200 && page.text.contains("<title>ProteinAR</title>"))
+    }
+}

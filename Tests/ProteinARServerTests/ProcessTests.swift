@@ -1,0 +1,129 @@
+import Foundation
+import NIOHTTP1
+import Testing
+
+/// The `proteinar` binary as people run it: killed mid-download, and the library commands.
+@Suite("proteinar serve and library commands, as processes", .serialized)
+struct ProcessTests {
+    static let binary: String = {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("proteinar").path
+        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug/proteinar").path
+    }()
+
+    /// Starts `proteinar serve` and waits for its "listening on" line; returns the process and port.
+    static func serve(dataDir: String, archive: FixtureArchive) async throws -> (Process, Int) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = ["serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir, "--rcsb-url", archive.baseURL]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        var text = ""
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { try await Task.sleep(for: .milliseconds(50)); continue }
+            text += String(decoding: chunk, as: UTF8.self)
+            if let r = text.range(of: "listening on http://127.0.0.1:"),
+               let port = Int(text[r.upperBound...].prefix { $0.isNumber }) {
+                return (p, port)
+            }
+        }
+        p.terminate()
+        throw TestSetupError(description: "proteinar serve did not start: \(text)")
+    }
+
+    static func run(_ arguments: [String]) throws -> (Int32, String, String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out; p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile(), e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    }
+
+    @Test("a server killed with SIGKILL during a fetch leaves no half-written record and restarts cleanly")
+    func killedDuringFetch() async throws {
+        let archive = try await FixtureArchive()
+        defer { archive.stop() }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("proteinar-kill-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (server, port) = try await Self.serve(dataDir: dir, archive: archive)
+        let starter = try await TestHTTP.get("http://127.0.0.1:\(port)/api/molecules?limit=100")
+        let count = (starter.json["total"] as? Int) ?? -1
+        #expect(count >= 10)
+        // 8HNG's download sends half its bytes, then stalls; kill the server while it waits.
+        let fetch = Task { try? await TestHTTP.postJSON("http://127.0.0.1:\(port)/api/molecules", #"{"id": "8HNG"}"#) }
+        let deadline = Date().addingTimeInterval(30)
+        while await archive.log.count("/download/8HNG.cif.gz") == 0 && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        try await Task.sleep(for: .milliseconds(300))
+        kill(server.processIdentifier, SIGKILL)
+        server.waitUntilExit()
+        fetch.cancel()
+
+        let (again, port2) = try await Self.serve(dataDir: dir, archive: archive)
+        defer { again.terminate(); again.waitUntilExit() }
+        let after = try await TestHTTP.get("http://127.0.0.1:\(port2)/api/molecules?limit=100")
+        #expect(after.json["total"] as? Int == count)
+        #expect(try await TestHTTP.get("http://127.0.0.1:\(port2)/api/molecules/8HNG").status == 404)
+        #expect(try await TestHTTP.get("http://127.0.0.1:\(port2)/healthz").status == 200)
+        // The library works: a fetch and a model.
+        #expect(try await TestHTTP.postJSON("http://127.0.0.1:\(port2)/api/molecules", #"{"id": "pdb_00005pti"}"#).status == 201)
+        #expect(try await TestHTTP.get("http://127.0.0.1:\(port2)/api/molecules/1UBI/model.glb").status == 200)
+    }
+
+    @Test("proteinar fetch, search and library list|show|rm")
+    func libraryCommands() async throws {
+        let archive = try await FixtureArchive()
+        defer { archive.stop() }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("proteinar-cli-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let common = ["--data-dir", dir, "--rcsb-url", archive.baseURL]
+        let fetched = try Self.run(["fetch", "7FLK", "pdb_00005pti"] + common)
+        #expect(fetched.0 == 0)
+        #expect(fetched.1.contains("7FLK") && fetched.1.contains("pdb_00005pti"))
+        let bad = try Self.run(["fetch", "9ZZZ"] + common)
+        #expect(bad.0 != 0 && bad.2.contains("9ZZZ"))
+        let invalid = try Self.run(["fetch", "../etc"] + common)
+        #expect(invalid.0 != 0 && invalid.2.contains("4HHB"))
+        let list = try Self.run(["library", "list"] + common)
+        #expect(list.0 == 0 && list.1.contains("pdb_00005pti\trcsb") && list.1.contains("1UBI\tstarter"))
+        let show = try Self.run(["library", "show", "pdb_00005pti"] + common)
+        #expect(show.0 == 0 && show.1.contains("TRYPSIN INHIBITOR"))
+        #expect(try Self.run(["library", "rm", "pdb_00005pti"] + common).0 == 0)
+        let gone = try Self.run(["library", "show", "pdb_00005pti"] + common)
+        #expect(gone.0 != 0 && gone.2.contains("pdb_00005pti"))
+        let search = try Self.run(["search", "kinase"] + common)
+        #expect(search.0 == 0 && search.1.contains("1AKE"))
+        let unreachable = try Self.run(["search", "kinase", "--rcsb-url", "http://127.0.0.1:9"])
+        #expect(unreachable.0 != 0 && unreachable.2.contains("refused"))
+    }
+}
+
+/// Plain HTTP for process tests (no server object to ask).
+enum TestHTTP {
+    static func get(_ url: String) async throws -> TestServer.Reply { try await send(url, method: .GET) }
+    static func postJSON(_ url: String, _ json: String) async throws -> TestServer.Reply {
+        try await send(url, method: .POST, body: Array(json.utf8), contentType: "application/json")
+    }
+
+    static func send(_ url: String, method: HTTPMethod, body: [UInt8]? = nil, contentType: String? = nil) async throws -> TestServer.Reply {
+        var r = HTTPClientRequest(url: url)
+        r.method = method
+        if let contentType { r.headers.add(name: "Content-Type", value: contentType) }
+        if let body { r.body = .bytes(ByteBuffer(bytes: body)) }
+        let response = try await HTTPClient.shared.execute(r, timeout: .seconds(60))
+        var bytes: [UInt8] = []
+        for try await chunk in response.body { bytes.append(contentsOf: chunk.readableBytesView) }
+        return TestServer.Reply(status: Int(response.status.code), headers: [:], body: bytes)
+    }
+}
+
+import AsyncHTTPClient
+import NIOCore
