@@ -86,7 +86,7 @@ struct ProcessTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let common = ["--data-dir", dir, "--rcsb-url", archive.baseURL]
         let fetched = try Self.run(["fetch", "7FLK", "pdb_00005pti"] + common)
-        #expect(fetched.0 == 0)
+        #expect(fetched.0 == 0, "proteinar fetch: \(fetched.2)")
         #expect(fetched.1.contains("7FLK") && fetched.1.contains("pdb_00005pti"))
         let bad = try Self.run(["fetch", "9ZZZ"] + common)
         #expect(bad.0 != 0 && bad.2.contains("9ZZZ"))

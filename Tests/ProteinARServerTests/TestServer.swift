@@ -88,9 +88,16 @@ final class TestServer: Sendable {
         r.method = method
         for (k, v) in headers { r.headers.add(name: k, value: v) }
         if let body { r.body = .bytes(ByteBuffer(bytes: body)) }
-        let response = try await HTTPClient.shared.execute(r, timeout: .seconds(120))
+        let started = Date()
+        let response: HTTPClientResponse
         var bytes: [UInt8] = []
-        for try await chunk in response.body { bytes.append(contentsOf: chunk.readableBytesView) }
+        do {
+            response = try await HTTPClient.shared.execute(r, timeout: .seconds(120))
+            for try await chunk in response.body { bytes.append(contentsOf: chunk.readableBytesView) }
+        } catch {
+            // Name the request, so that a failure under load says which one hung.
+            throw TestSetupError(description: "\(method) \(path): \(error) after \(Int(Date().timeIntervalSince(started))) s")
+        }
         var h: [String: String] = [:]
         for field in response.headers { h[field.name.lowercased()] = field.value }
         return Reply(status: Int(response.status.code), headers: h, body: bytes)

@@ -1,0 +1,75 @@
+import Foundation
+import Library
+import Testing
+
+/// The two stores behave alike: records, files, the model cache's size cap and LRU eviction.
+@Suite("Library stores")
+struct StoreTests {
+    static func open(_ kind: StoreKind, cacheLimit: Int) async throws -> (any LibraryStore, @Sendable () async -> Void) {
+        switch kind {
+        case .sqlite:
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("proteinar-store-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            let store = try SQLiteLibraryStore(path: dir + "/library.sqlite", cacheLimitBytes: cacheLimit)
+            return (store, { try? FileManager.default.removeItem(atPath: dir) })
+        case .postgres:
+            let (url, drop) = try await PostgresScratch.create()
+            let store = try PostgresLibraryStore(url: url, cacheLimitBytes: cacheLimit)
+            return (store, { try? await store.close(); await drop() })
+        }
+    }
+
+    static func record(_ id: String, hash: String) -> MoleculeRecord {
+        MoleculeRecord(id: id, source: "upload", title: "Test \(id)", atoms: 10, residues: 2, chains: 1, format: "pdb",
+                       fileHash: hash, fileSize: 100, summaryJSON: "{}")
+    }
+
+    @Test("records and files round-trip; replacing and removing keep files consistent", arguments: StoreKind.allCases)
+    func records(kind: StoreKind) async throws {
+        let (store, cleanup) = try await Self.open(kind, cacheLimit: 1 << 20)
+        try await store.migrate()
+        try await store.migrate()  // a second start changes nothing
+        try await store.add(Self.record("A1", hash: "h1"), compressedFile: [1, 2, 3])
+        try await store.add(Self.record("B2", hash: "h1"), compressedFile: [1, 2, 3])  // same file, shared
+        #expect(try await store.count() == 2)
+        #expect(try await store.compressedFile(moleculeID: "B2") == [1, 2, 3])
+        var replaced = Self.record("A1", hash: "h2")
+        replaced.title = "Replaced"
+        try await store.add(replaced, compressedFile: [4, 5])
+        #expect(try await store.molecule(id: "A1")?.title == "Replaced")
+        #expect(try await store.compressedFile(moleculeID: "A1") == [4, 5])
+        #expect(try await store.compressedFile(moleculeID: "B2") == [1, 2, 3])
+        #expect(try await store.remove(id: "B2"))
+        #expect(try await !store.remove(id: "B2"))
+        try await store.touch(id: "A1")
+        #expect(try await store.molecule(id: "A1")?.lastViewedAt != nil)
+        let page = try await store.molecules(MoleculeQuery(text: "repl"))
+        #expect(page.total == 1 && page.molecules.first?.id == "A1")
+        #expect(try await store.molecules(MoleculeQuery(text: "100%_")).total == 0)  // wildcards are literal
+        await cleanup()
+    }
+
+    @Test("the model cache keeps under its cap, evicting the least recently used", arguments: StoreKind.allCases)
+    func cacheEviction(kind: StoreKind) async throws {
+        let (store, cleanup) = try await Self.open(kind, cacheLimit: 1000)
+        try await store.migrate()
+        try await store.add(Self.record("M1", hash: "h"), compressedFile: [0])
+        for key in ["k1", "k2"] {
+            try await store.cacheModel(CachedModel(key: key, moleculeID: "M1", mediaType: "model/gltf-binary", bytes: [UInt8](repeating: 7, count: 400)))
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(try await store.cachedModel(key: "k1") != nil)  // k1 is now the more recently used
+        try await Task.sleep(for: .milliseconds(20))
+        try await store.cacheModel(CachedModel(key: "k3", moleculeID: "M1", mediaType: "model/gltf-binary", bytes: [UInt8](repeating: 8, count: 400)))
+        #expect(try await store.cacheSize() <= 1000)
+        #expect(try await store.cachedModel(key: "k2") == nil)
+        #expect(try await store.cachedModel(key: "k1")?.bytes.count == 400)
+        #expect(try await store.cachedModel(key: "k3")?.bytes.first == 8)
+        // A model for a molecule that is gone is not cached; removing a molecule drops its models.
+        try await store.cacheModel(CachedModel(key: "k9", moleculeID: "NOPE", mediaType: "x", bytes: [1]))
+        #expect(try await store.cachedModel(key: "k9") == nil)
+        _ = try await store.remove(id: "M1")
+        #expect(try await store.cacheSize() == 0)
+        await cleanup()
+    }
+}
