@@ -104,6 +104,8 @@ public final class PostgresLibraryStore: LibraryStore {
     public func add(_ r: MoleculeRecord, compressedFile: [UInt8]) async throws {
         let logger = logger
         try await client.withTransaction(logger: logger) { db in
+            // Servers sharing the library may add the same id at once: one at a time per id.
+            try await db.query("SELECT pg_advisory_xact_lock(hashtext(\(r.id)))", logger: logger)
             try await db.query("INSERT INTO files (hash, gzip) VALUES (\(r.fileHash), \(Data(compressedFile))) ON CONFLICT (hash) DO NOTHING",
                                logger: logger)
             var previous: String?

@@ -66,17 +66,20 @@ public final class LibraryService: Sendable {
     /// one transaction. The id defaults to `upload-` and the start of the file's hash.
     public func add(bytes: [UInt8], fileName: String, id: String? = nil, source: String = "upload",
                     description: String? = nil, titleFallback: String? = nil, progress: ProgressHandler? = nil) async throws -> MoleculeRecord {
-        guard bytes.count <= maxUploadBytes else {
-            throw LibraryError.tooLarge("\(fileName): \(bytes.count) bytes is more than the \(maxUploadBytes) accepted")
+        // Uploads are held to the upload limit; files from the archives were already held to the
+        // client's download limit. Inflated files get eight times as much room, within 1 GiB.
+        let limit = source == "upload" ? maxUploadBytes : max(maxUploadBytes, 256 << 20)
+        guard bytes.count <= limit else {
+            throw LibraryError.tooLarge("\(fileName): \(bytes.count) bytes is more than the \(limit) accepted")
         }
+        let inflatedLimit = min(limit * 8, 1 << 30)
         guard !bytes.isEmpty else { throw LibraryError.unreadable("\(fileName): the file is empty") }
         if let id { try Self.checkLibraryID(id) }
         progress?(WorkProgress(stage: "read", message: "reading \(fileName)"))
         let prepared = try await limiter.run { () throws -> (MoleculeRecord, [UInt8]) in
-            let plain: [UInt8]
+            let plain = try Self.inflate(bytes, fileName: fileName, limit: inflatedLimit)
             let structure: Structure
             do {
-                plain = StructureReader.isGzip(bytes) ? try StructureReader.decompressGzip(bytes, fileName: fileName) : bytes
                 structure = try StructureReader.read(bytes: plain, fileName: fileName)
             } catch {
                 throw LibraryError.unreadable("\(error)")
@@ -98,6 +101,10 @@ public final class LibraryService: Sendable {
                 fileHash: hash, fileSize: plain.count, summaryJSON: json)
             let compressed = StructureReader.isGzip(bytes) ? bytes : try Self.gzip(plain)
             return (record, compressed)
+        }
+        // The same file uploaded again is the molecule already there (its dates and cached models kept).
+        if source == "upload", let existing = try await store.molecule(id: prepared.0.id), existing.fileHash == prepared.0.fileHash {
+            return existing
         }
         progress?(WorkProgress(stage: "store", message: "storing \(prepared.0.id)"))
         try await store.add(prepared.0, compressedFile: prepared.1)
@@ -162,7 +169,7 @@ public final class LibraryService: Sendable {
     public func originalFile(id: String) async throws -> (MoleculeRecord, [UInt8]) {
         let record = try await molecule(id: id)
         guard let gz = try await store.compressedFile(moleculeID: id) else { throw LibraryError.notFound("no file stored for '\(id)'") }
-        let plain = try StructureReader.decompressGzip(gz, fileName: id)
+        let plain = try await WorkLimiter.offload { try StructureReader.decompressGzip(gz, fileName: id) }
         return (record, plain)
     }
 
@@ -174,15 +181,17 @@ public final class LibraryService: Sendable {
         if let cached = try await store.cachedModel(key: key) { return cached }
         return try await conversions.run(key) { [self] in
             // The file is read inside the limiter's slot, so requests waiting for a slot hold nothing.
-            let bytes = try await limiter.withSlot { [self] in
+            // Reading the input, meshing and storing the result all hold the slot, so memory is
+            // bounded by the limiter's width however many requests wait.
+            try await limiter.withSlot { [self] in
                 let (_, plain) = try await originalFile(id: id)
-                progress?(WorkProgress(stage: "mesh", message: "building \(request.style.rawValue) for \(id)"))
-                return try await WorkLimiter.offload { try Self.convert(plain, fileName: id, request: request) }
+                progress?(WorkProgress(stage: "mesh", message: "building \(request.options.representation.rawValue) for \(id)"))
+                let bytes = try await WorkLimiter.offload { try Self.convert(plain, fileName: id, request: request) }
+                progress?(WorkProgress(stage: "write", message: "wrote \(bytes.count) bytes", fraction: 1))
+                let model = CachedModel(key: key, moleculeID: id, mediaType: request.format.mediaType, bytes: bytes)
+                try await store.cacheModel(model)
+                return model
             }
-            progress?(WorkProgress(stage: "write", message: "wrote \(bytes.count) bytes", fraction: 1))
-            let model = CachedModel(key: key, moleculeID: id, mediaType: request.format.mediaType, bytes: bytes)
-            try await store.cacheModel(model)
-            return model
         }
     }
 
@@ -193,18 +202,20 @@ public final class LibraryService: Sendable {
         let key = Hashing.sha256Hex(Array("\(Self.engineVersion)|\(record.fileHash)|png|\(size)|\(style.rawValue)".utf8))
         if let cached = try await store.cachedModel(key: key) { return cached }
         return try await conversions.run(key) { [self] in
-            let (_, plain) = try await originalFile(id: id)
-            let png = try await limiter.run { () throws -> [UInt8] in
-                let structure = try StructureReader.read(bytes: plain, fileName: id)
-                var options = MoleculeSceneOptions()
-                options.representation = style
-                options.maxTriangles = 150_000
-                let (scene, _) = try MoleculeSceneBuilder.build(structure, options: options)
-                return SoftwareRenderer.render(scene, width: size, height: size).pngData()
+            try await limiter.withSlot { [self] in
+                let (_, plain) = try await originalFile(id: id)
+                let png = try await WorkLimiter.offload { () throws -> [UInt8] in
+                    let structure = try StructureReader.read(bytes: plain, fileName: id)
+                    var options = MoleculeSceneOptions()
+                    options.representation = style
+                    options.maxTriangles = 150_000
+                    let (scene, _) = try MoleculeSceneBuilder.build(structure, options: options)
+                    return SoftwareRenderer.render(scene, width: size, height: size).pngData()
+                }
+                let model = CachedModel(key: key, moleculeID: id, mediaType: "image/png", bytes: png)
+                try await store.cacheModel(model)
+                return model
             }
-            let model = CachedModel(key: key, moleculeID: id, mediaType: "image/png", bytes: png)
-            try await store.cacheModel(model)
-            return model
         }
     }
 
@@ -226,7 +237,7 @@ public final class LibraryService: Sendable {
         let structure: Structure
         do { structure = try StructureReader.read(bytes: plain, fileName: fileName) } catch { throw LibraryError.unreadable("\(error)") }
         let scene: TriangleScene
-        do { scene = try MoleculeSceneBuilder.build(structure, options: request.sceneOptions).0 } catch let e as MeshOptionError {
+        do { scene = try MoleculeSceneBuilder.build(structure, options: request.options).0 } catch let e as MeshOptionError {
             throw LibraryError.badRequest(e.description)
         }
         switch request.format {
@@ -237,6 +248,21 @@ public final class LibraryService: Sendable {
         case .stl: return STLWriter.write(scene)
         case .dae: return DAEWriter.write(scene)
         case .ply: return PLYWriter.write(scene)
+        }
+    }
+
+    /// `bytes` inflated when gzip, at most `limit` bytes: a small upload must not become gigabytes.
+    static func inflate(_ bytes: [UInt8], fileName: String, limit: Int) throws -> [UInt8] {
+        guard StructureReader.isGzip(bytes) else { return bytes }
+        do {
+            return try StructureReader.decompressGzip(bytes, fileName: fileName, maximumSize: limit)
+        } catch {
+            // The trailer's ISIZE says how big the stream claims to be (mod 2³²), enough to tell a
+            // bomb from a damaged file in the message.
+            let n = bytes.count
+            let isize = n >= 4 ? Int(bytes[n - 4]) | Int(bytes[n - 3]) << 8 | Int(bytes[n - 2]) << 16 | Int(bytes[n - 1]) << 24 : 0
+            if isize > limit { throw LibraryError.tooLarge("\(fileName): inflates to \(isize) bytes, more than the \(limit) accepted") }
+            throw LibraryError.unreadable("\(error)")
         }
     }
 

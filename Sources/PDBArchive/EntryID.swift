@@ -21,7 +21,7 @@ public enum EntryID: Sendable, Equatable, Hashable, CustomStringConvertible {
                   Self.isClassicPDB(String(upper.suffix(4))) {
             // Extended IDs of classic entries (pdb_0000xxxx) are the same entry; keep the long form
             // as typed so that the archive is asked for it.
-            self = .extendedPDB(t.lowercased())
+            self = .extendedPDB(upper.lowercased())
         } else if upper.hasPrefix("AF-"), upper.hasSuffix("-F1"), Self.isUniProt(String(upper.dropFirst(3).dropLast(3))) {
             self = .uniProt(String(upper.dropFirst(3).dropLast(3)))
         } else if Self.isUniProt(upper) {

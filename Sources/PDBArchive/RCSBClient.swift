@@ -41,6 +41,8 @@ public struct ArchiveClient: Sendable {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout.connect = .seconds(10)
+        // A body that stalls after the headers (the request deadline no longer applies) fails too.
+        configuration.timeout.read = .seconds(20)
         configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
@@ -87,7 +89,7 @@ public struct ArchiveClient: Sendable {
         let body = try [UInt8](JSONSerialization.data(withJSONObject: query))
         let r = try await http.send("\(endpoints.search)/rcsbsearch/v2/query", method: .POST, json: body, what: "RCSB search")
         // The Search API answers 204 No Content when nothing matches.
-        if r.status == .noContent || r.body.isEmpty { return SearchResults(query: text, total: 0, start: start, hits: []) }
+        if r.status == .noContent { return SearchResults(query: text, total: 0, start: start, hits: []) }
         guard r.status == .ok else { throw ArchiveError.badResponse("RCSB search: answer \(r.status.code)") }
         struct SearchResponse: Decodable {
             struct Item: Decodable { var identifier: String; var score: Double? }
@@ -155,7 +157,8 @@ public struct ArchiveClient: Sendable {
             var cifUrl: String?
             var pdbUrl: String?
         }
-        guard let predictions = try? JSONDecoder().decode([Prediction].self, from: Data(r.body)), let p = predictions.first,
+        guard let predictions = try? JSONDecoder().decode([Prediction].self, from: Data(r.body)),
+              let p = predictions.first(where: { $0.entryId == "AF-\(accession)-F1" }) ?? predictions.first,
               let url = p.cifUrl ?? p.pdbUrl else {
             throw ArchiveError.badResponse("AlphaFold DB \(accession): the answer names no model file")
         }

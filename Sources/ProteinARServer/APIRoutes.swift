@@ -27,7 +27,12 @@ struct APIRoutes: Sendable {
     func list(_ request: Request) async throws -> Response {
         let q = request.uri.queryParameters
         var query = MoleculeQuery()
-        query.text = q.get("q")
+        if let text = q.get("q") {
+            guard text.count <= 200, text.split(separator: " ").count <= 8 else {
+                throw APIError(.badRequest, "q: at most 8 words and 200 characters")
+            }
+            query.text = text
+        }
         if let s = q.get("source") {
             guard ["starter", "rcsb", "alphafold", "upload"].contains(s) else {
                 throw APIError(.badRequest, "source '\(s)': accepted: starter, rcsb, alphafold, upload")
@@ -88,7 +93,11 @@ struct APIRoutes: Sendable {
             let name = request.uri.queryParameters.get("name") ?? "upload"
             let fileName = try Self.safeFileName(name)
             let bytes = [UInt8](body.readableBytesView)
-            work = { progress in (try await service.add(bytes: bytes, fileName: fileName, progress: progress), true) }
+            work = { progress in
+                let started = Date()
+                let record = try await service.add(bytes: bytes, fileName: fileName, progress: progress)
+                return (record, record.addedAt >= started.addingTimeInterval(-1))  // an earlier upload of the same file is returned as is
+            }
         }
         if Responses.wantsEventStream(request) {
             return Responses.eventStream { progress in

@@ -141,6 +141,14 @@ struct APITests {
         #expect(garbage.status == 422 && garbage.text.contains("junk.pdb"))
         let big = try await server.request(.POST, "/api/molecules?name=big.pdb", body: [UInt8](repeating: 65, count: 2 << 20))
         #expect(big.status == 413)
+        // A small gzip that would inflate to 20 MB (the limit is 8 × the 1 MB upload limit here).
+        let bomb = try await server.request(.POST, "/api/molecules?name=bomb.pdb.gz",
+                                            body: FixtureArchive.gzip([UInt8](repeating: 65, count: 20 << 20)))
+        #expect(bomb.status == 413 && bomb.text.contains("inflates"))
+        // The same file again is the molecule already there.
+        let again = try await server.request(.POST, "/api/molecules?name=1ubi.pdb", body: Self.ubiquitin)
+        #expect(again.status == 200 && again.json["id"] as? String == id)
+        #expect(try await server.get("/api/molecules?q=a%20b%20c%20d%20e%20f%20g%20h%20i").status == 400)
         let traversal = try await server.request(.POST, "/api/molecules?name=..%2F..%2Fetc%2Fpasswd", body: Self.ubiquitin)
         #expect(traversal.status == 400)
         #expect(try await server.get("/api/molecules/..%2F..%2Fetc%2Fpasswd").status == 400)

@@ -55,7 +55,8 @@ public enum StructureReader {
 
     public static func isGzip(_ b: [UInt8]) -> Bool { b.count >= 2 && b[0] == 0x1F && b[1] == 0x8B }
 
-    public static func decompressGzip(_ bytes: [UInt8], fileName: String = "input") throws -> [UInt8] {
+    /// - Parameter maximumSize: largest inflated size accepted (a small gzip can inflate to gigabytes).
+    public static func decompressGzip(_ bytes: [UInt8], fileName: String = "input", maximumSize: Int = maximumSize) throws -> [UInt8] {
         var input = ByteBuffer(bytes: bytes)
         do {
             var output = try input.decompress(with: .gzip(), maxSize: maximumSize, allocator: ByteBufferAllocator())
