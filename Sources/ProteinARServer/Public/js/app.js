@@ -1,0 +1,334 @@
+// The app shell: hash routes for the landing page, introduction, Explore and Library; the top
+// bar's Menu, Record, Camera and Exit; progress and errors announced in one live region.
+import * as api from './api.js';
+import { MoleculeViewer } from './viewer.js';
+
+const $ = (id) => document.getElementById(id);
+const status = $('status');
+const views = ['landing', 'intro', 'explore', 'library'];
+let viewer = null;
+let current = null;          // the molecule shown in Explore
+let loadController = null;   // aborts a load when another starts
+
+function say(message, { error = false } = {}) {
+  status.textContent = message;
+  status.classList.toggle('error', error);
+}
+
+function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attributes)) {
+    if (k === 'class') node.className = v;
+    else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+    else if (v !== undefined && v !== null) node.setAttribute(k, v);
+  }
+  node.append(...children.filter((c) => c !== null && c !== undefined));
+  return node;
+}
+
+// ---- Routing ----
+function route() {
+  const [, name = '', arg] = location.hash.split('/');
+  const view = views.includes(name) ? name : 'landing';
+  for (const v of views) $(`view-${v}`).hidden = v !== view;
+  const inExplore = view === 'explore';
+  $('camera-button').hidden = !inExplore || !current;
+  $('record-button').hidden = !inExplore || !current || !('MediaRecorder' in window);
+  $('exit-button').hidden = view === 'landing';
+  if (view === 'library') showLibrary();
+  if (inExplore) {
+    ensureViewer();
+    if (arg && decodeURIComponent(arg) !== current?.id) openMolecule(decodeURIComponent(arg));
+  }
+  $('main').focus({ preventScroll: true });
+}
+window.addEventListener('hashchange', route);
+
+// ---- Introduction ----
+const pages = $('intro-pages');
+pages.addEventListener('scroll', () => {
+  const index = Math.round(pages.scrollLeft / pages.clientWidth);
+  [...$('intro-dots').children].forEach((d, i) => d.classList.toggle('on', i === index));
+});
+pages.addEventListener('keydown', (e) => {
+  if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
+    pages.scrollBy({ left: (e.key === 'ArrowRight' ? 1 : -1) * pages.clientWidth, behavior: 'smooth' });
+    e.preventDefault();
+  }
+});
+
+// ---- Explore ----
+function ensureViewer() {
+  if (viewer) return viewer;
+  try {
+    viewer = new MoleculeViewer($('viewer'), { background: '#ffffff' });
+  } catch (error) {
+    $('viewer-empty').textContent = error.message;
+    say(error.message, { error: true });
+    return null;
+  }
+  $('viewer').addEventListener('viewer-doubletap', () => $('style').focus());
+  return viewer;
+}
+
+function progress(fraction, label) {
+  const box = $('progress');
+  const bar = box.querySelector('.bar');
+  box.hidden = fraction === null;
+  if (fraction === null) return;
+  bar.classList.toggle('indeterminate', fraction === undefined);
+  if (fraction === undefined) bar.removeAttribute('aria-valuenow');
+  else bar.setAttribute('aria-valuenow', String(Math.round(fraction * 100)));
+  bar.querySelector('span').style.width = fraction === undefined ? '' : `${Math.round(fraction * 100)}%`;
+  if (label) bar.setAttribute('aria-valuetext', label);
+}
+
+function modelOptions() {
+  const hide = [];
+  if ($('hide-water').checked) hide.push('water');
+  if ($('hide-ligands').checked) hide.push('ligands');
+  const options = { style: $('style').value, hide: hide.join(',') || 'none' };
+  if ($('color').value) options.color = $('color').value;
+  const highlight = $('highlight').value.trim();
+  if (highlight) options.highlight = highlight;
+  return options;
+}
+
+async function showModel() {
+  if (!current || !ensureViewer()) return;
+  loadController?.abort();
+  const controller = (loadController = new AbortController());
+  try {
+    progress(undefined, 'Building the model');
+    say(`Building the ${$('style').selectedOptions[0].text.toLowerCase()} model of ${current.id}…`);
+    const url = await api.prepareModel(current.id, 'glb', modelOptions(), {
+      signal: controller.signal,
+      onProgress: (p) => say(p.message),
+    });
+    await viewer.load(url, {
+      signal: controller.signal,
+      onProgress: (received, total) => total && progress(received / total, 'Downloading the model'),
+    });
+    $('viewer-empty').hidden = true;
+    progress(null);
+    say(`${current.id}: ${current.title}`);
+    updateAR();
+  } catch (error) {
+    if (error.name === 'AbortError') return;
+    progress(null);
+    say(error.message, { error: true });
+  }
+}
+
+async function openMolecule(id) {
+  try {
+    const m = await api.molecule(id);
+    current = m;
+    $('entry-id').value = m.id;
+    $('view-controls').hidden = false;
+    showDetails(m);
+    route();
+    await showModel();
+  } catch (error) {
+    say(error.message, { error: true });
+  }
+}
+
+async function getEntry(text) {
+  const id = text.trim();
+  if (!api.looksLikeEntryID(id)) {
+    say(`“${id}” is not a PDB ID. Use four characters such as 1AKE, an extended ID such as pdb_00001ake, or a UniProt accession such as P69905.`, { error: true });
+    $('entry-id').focus();
+    return;
+  }
+  $('entry-id').blur();  // closes the phone's keyboard
+  loadController?.abort();
+  try {
+    progress(undefined, 'Fetching the entry');
+    say(`Fetching ${id.toUpperCase()}…`);
+    const m = await api.fetchEntry(id, {
+      onProgress: (p) => { say(p.message); if (p.fraction != null) progress(p.fraction, p.message); },
+    });
+    progress(null);
+    if (location.hash !== `#/explore/${m.id}`) history.replaceState(null, '', `#/explore/${m.id}`);
+    await openMolecule(m.id);
+  } catch (error) {
+    progress(null);
+    say(error.message, { error: true });
+  }
+}
+
+$('get-form').addEventListener('submit', (e) => { e.preventDefault(); getEntry($('entry-id').value); });
+
+$('search-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const words = $('search-words').value.trim();
+  const list = $('search-results');
+  list.replaceChildren();
+  list.hidden = false;
+  say(`Searching for “${words}”…`);
+  try {
+    const results = await api.search(words);
+    if (results.hits.length === 0) {
+      list.append(el('li', {}, `No entries match “${words}”.`));
+      say(`No entries match “${words}”.`);
+      return;
+    }
+    say(`${results.total} entries match “${words}”; showing ${results.hits.length}.`);
+    for (const hit of results.hits) {
+      const facts = [hit.method, hit.resolution ? `${hit.resolution.toFixed(2)} Å` : null, hit.releaseDate].filter(Boolean).join(' · ');
+      list.append(el('li', {}, el('button', {
+        type: 'button', onclick: () => { list.hidden = true; getEntry(hit.id); },
+        'aria-label': `Open ${hit.id}: ${hit.title ?? ''}`,
+      }, el('strong', {}, hit.id), el('span', {}, hit.title ?? ''), el('span', { class: 'meta' }, facts))));
+    }
+  } catch (error) {
+    list.hidden = true;
+    say(error.message, { error: true });
+  }
+});
+
+for (const id of ['style', 'color', 'hide-water', 'hide-ligands']) $(id).addEventListener('change', showModel);
+$('highlight').addEventListener('change', showModel);
+
+function showDetails(m) {
+  const d = m.details ?? {};
+  $('details').hidden = false;
+  $('details-title').textContent = `${m.id}: ${m.title}`;
+  const facts = [
+    ['Authors', (d.authors ?? []).join(', ')], ['Method', m.method], ['Resolution', m.resolution ? `${m.resolution.toFixed(2)} Å` : null],
+    ['Organism', m.organism], ['Atoms', m.atoms.toLocaleString()], ['Residues', m.residues.toLocaleString()],
+    ['Deposited', d.depositionDate], ['About', m.description],
+  ].filter(([, v]) => v);
+  $('details-facts').replaceChildren(...facts.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
+  $('details-chains').replaceChildren(...(d.chains ?? []).map((c) =>
+    el('li', {}, el('strong', {}, `Chain ${c.id}`), ` · ${c.type}, ${c.residues} residues `, el('div', { class: 'sequence' }, c.sequence))));
+  const ligands = d.ligands ?? [];
+  $('details-ligands').replaceChildren(...(ligands.length ? ligands.map((l) => el('li', {}, `${l.name} × ${l.count}`)) : [el('li', {}, 'None')]));
+  const links = [];
+  if (/^[1-9][A-Z0-9]{3}$/.test(m.id)) links.push(el('a', { href: `https://www.rcsb.org/structure/${m.id}`, target: '_blank', rel: 'noopener' }, `${m.id} at RCSB PDB`));
+  links.push(el('a', { href: 'https://pdb101.rcsb.org/', target: '_blank', rel: 'noopener' }, 'PDB-101'));
+  $('details-links').replaceChildren(...links.flatMap((a, i) => (i ? [' · ', a] : [a])));
+}
+
+// ---- AR ----
+function updateAR() {
+  const slot = $('ar-slot');
+  slot.replaceChildren();
+  if (!current) return;
+  const query = new URLSearchParams(modelOptions()).toString();
+  const usdz = `/api/molecules/${encodeURIComponent(current.id)}/model.usdz?${query}`;
+  const glb = new URL(`/api/molecules/${encodeURIComponent(current.id)}/model.glb?${query}`, location.href).href;
+  const anchor = document.createElement('a');
+  if (anchor.relList.supports?.('ar')) {
+    // AR Quick Look needs the link to wrap an image.
+    anchor.rel = 'ar';
+    anchor.href = usdz;
+    anchor.className = 'button primary';
+    anchor.id = 'ar-button';
+    anchor.append(el('img', { src: `/api/molecules/${encodeURIComponent(current.id)}/thumbnail.png?size=64`, alt: '', width: 24, height: 24 }), ' View in AR');
+    slot.append(anchor);
+  } else if (/Android/i.test(navigator.userAgent)) {
+    const intent = `intent://arvr.google.com/scene-viewer/1.0?file=${encodeURIComponent(glb)}&mode=ar_preferred#Intent;scheme=https;package=com.google.ar.core;action=android.intent.action.VIEW;S.browser_fallback_url=${encodeURIComponent(glb)};end;`;
+    slot.append(el('a', { class: 'button primary', id: 'ar-button', href: intent }, 'View in AR'));
+  } else {
+    slot.append(el('button', { type: 'button', id: 'ar-button', class: 'primary', onclick: () => say(
+      `AR needs a phone: open ${location.href} on an iPhone (Safari) or an Android phone (Chrome). The model files: ${usdz} for iPhone, ${glb} for Android.`) }, 'View in AR'));
+  }
+  slot.append(' ', el('a', { href: usdz, download: `${current.id}.usdz` }, 'USDZ'), ' ', el('a', { href: glb, download: `${current.id}.glb` }, 'GLB'));
+}
+
+// ---- Capture ----
+function flash() {
+  const f = $('flash');
+  f.classList.add('on');
+  requestAnimationFrame(() => requestAnimationFrame(() => f.classList.remove('on')));
+}
+
+$('camera-button').addEventListener('click', async () => {
+  if (!viewer || !current) return;
+  const blob = await viewer.snapshot();
+  flash();
+  const link = el('a', { href: URL.createObjectURL(blob), download: `${current.id}.png` });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  say(`Saved a picture of ${current.id}.`);
+});
+
+let recorder = null;
+let pressTimer = null;
+const recordButton = $('record-button');
+function startRecording() {
+  const stream = $('viewer').captureStream(30);
+  const chunks = [];
+  recorder = new MediaRecorder(stream, { mimeType: MediaRecorder.isTypeSupported('video/webm;codecs=vp9') ? 'video/webm;codecs=vp9' : 'video/webm' });
+  recorder.ondataavailable = (e) => e.data.size && chunks.push(e.data);
+  recorder.onstop = () => {
+    const url = URL.createObjectURL(new Blob(chunks, { type: 'video/webm' }));
+    $('recording-video').src = url;
+    $('recording-keep').href = url;
+    $('recording').showModal();
+  };
+  recorder.start();
+  recordButton.setAttribute('aria-pressed', 'true');
+  recordButton.textContent = 'Stop';
+  say('Recording… tap Stop to finish.');
+}
+function stopRecording() {
+  recorder?.stop();
+  recorder = null;
+  recordButton.setAttribute('aria-pressed', 'false');
+  recordButton.textContent = 'Record';
+}
+recordButton.addEventListener('pointerdown', () => { if (!recorder) pressTimer = setTimeout(startRecording, 500); });
+recordButton.addEventListener('pointerup', () => clearTimeout(pressTimer));
+recordButton.addEventListener('click', () => { if (recorder) stopRecording(); });
+recordButton.addEventListener('keydown', (e) => { if ((e.key === 'Enter' || e.key === ' ') && !recorder) { e.preventDefault(); startRecording(); } });
+$('recording-discard').addEventListener('click', () => $('recording').close());
+$('recording-keep').addEventListener('click', () => setTimeout(() => $('recording').close(), 0));
+
+// ---- Menu and help: dialogs close on Escape, on Close, and on a tap outside ----
+for (const dialog of document.querySelectorAll('dialog')) {
+  dialog.addEventListener('click', (e) => { if (e.target === dialog) dialog.close(); });
+}
+$('menu-button').addEventListener('click', () => $('menu').showModal());
+$('help-button').addEventListener('click', () => { $('menu').close(); $('help').showModal(); });
+$('menu-exit').addEventListener('click', () => $('menu').close());
+
+// ---- Library ----
+async function showLibrary() {
+  const list = $('library-list');
+  try {
+    const filter = $('library-filter').value.trim();
+    const page = await api.listMolecules({ limit: 200, sort: 'id', ...(filter ? { q: filter } : {}) });
+    list.replaceChildren(...page.molecules.map((m) => el('li', {},
+      el('img', { src: `${m.links.thumbnail}?size=192`, alt: `${m.id}: picture of the structure`, loading: 'lazy' }),
+      el('strong', {}, m.id), el('span', { class: 'title' }, m.title),
+      el('div', { class: 'row' },
+        el('a', { class: 'button primary', href: `#/explore/${encodeURIComponent(m.id)}`, 'aria-label': `Open ${m.id}` }, 'Open'),
+        el('button', { type: 'button', 'aria-label': `Delete ${m.id}`, onclick: async () => {
+          if (!confirm(`Delete ${m.id} from the library?`)) return;
+          try { await api.removeMolecule(m.id); say(`Deleted ${m.id}.`); showLibrary(); } catch (error) { say(error.message, { error: true }); }
+        } }, 'Delete')))));
+    if (page.molecules.length === 0) list.append(el('li', {}, filter ? `Nothing matches “${filter}”.` : 'The library is empty: Explore an entry or upload a file.'));
+  } catch (error) {
+    say(error.message, { error: true });
+  }
+}
+$('library-filter').addEventListener('input', () => showLibrary());
+$('upload-file').addEventListener('change', async (e) => {
+  const file = e.target.files[0];
+  if (!file) return;
+  say(`Uploading ${file.name}…`);
+  try {
+    const m = await api.upload(file, { onProgress: (p) => say(p.message) });
+    say(`Added ${m.id}: ${m.title}.`);
+    showLibrary();
+  } catch (error) {
+    say(`${file.name}: ${error.message}`, { error: true });
+  }
+  e.target.value = '';
+});
+
+route();
