@@ -176,11 +176,15 @@ public final class LibraryService: Sendable {
     /// The model (from the cache, or made and cached). Identical requests made at the same time
     /// share one conversion.
     public func model(id: String, request: ModelRequest, progress: ProgressHandler? = nil) async throws -> CachedModel {
-        let record = try await molecule(id: id)
+        try await model(of: try await molecule(id: id), request: request, progress: progress)
+    }
+
+    /// The model of a record the caller has already read.
+    public func model(of record: MoleculeRecord, request: ModelRequest, progress: ProgressHandler? = nil) async throws -> CachedModel {
+        let id = record.id
         let key = request.cacheKey(fileHash: record.fileHash)
         if let cached = try await store.cachedModel(key: key) { return cached }
         return try await conversions.run(key) { [self] in
-            // The file is read inside the limiter's slot, so requests waiting for a slot hold nothing.
             // Reading the input, meshing and storing the result all hold the slot, so memory is
             // bounded by the limiter's width however many requests wait.
             try await limiter.withSlot { [self] in
@@ -240,15 +244,7 @@ public final class LibraryService: Sendable {
         do { scene = try MoleculeSceneBuilder.build(structure, options: request.options).0 } catch let e as MeshOptionError {
             throw LibraryError.badRequest(e.description)
         }
-        switch request.format {
-        case .glb: return GLBWriter.write(scene)
-        case .usdz: return USDZWriter.write(scene)
-        case .obj: return OBJWriter.write(scene, mtlFileName: "model.mtl").obj
-        case .mtl: return OBJWriter.write(scene, mtlFileName: "model.mtl").mtl
-        case .stl: return STLWriter.write(scene)
-        case .dae: return DAEWriter.write(scene)
-        case .ply: return PLYWriter.write(scene)
-        }
+        return request.format.encode(scene)
     }
 
     /// `bytes` inflated when gzip, at most `limit` bytes: a small upload must not become gigabytes.
@@ -257,11 +253,10 @@ public final class LibraryService: Sendable {
         do {
             return try StructureReader.decompressGzip(bytes, fileName: fileName, maximumSize: limit)
         } catch {
-            // The trailer's ISIZE says how big the stream claims to be (mod 2³²), enough to tell a
-            // bomb from a damaged file in the message.
-            let n = bytes.count
-            let isize = n >= 4 ? Int(bytes[n - 4]) | Int(bytes[n - 3]) << 8 | Int(bytes[n - 2]) << 16 | Int(bytes[n - 1]) << 24 : 0
-            if isize > limit { throw LibraryError.tooLarge("\(fileName): inflates to \(isize) bytes, more than the \(limit) accepted") }
+            // The size the stream declares tells a bomb from a damaged file, for the message.
+            if let declared = StructureReader.gzipDeclaredSize(bytes), declared > limit {
+                throw LibraryError.tooLarge("\(fileName): inflates to \(declared) bytes, more than the \(limit) accepted")
+            }
             throw LibraryError.unreadable("\(error)")
         }
     }

@@ -159,7 +159,7 @@ struct APIRoutes: Sendable {
         if let entry = hot.get(key) {
             return Responses.bytes(entry.buffer, type: entry.mediaType, etag: key, request: request, head: head, disposition: disposition)
         }
-        let model = try await call { try await service.model(id: id, request: modelRequest) }
+        let model = try await call { try await service.model(of: record, request: modelRequest) }
         return Responses.bytes(hot.put(model), type: format.mediaType, etag: model.key, request: request, head: head,
                                disposition: disposition)
     }

@@ -67,10 +67,12 @@ public enum ProteinARServer {
             registry.emit(into: &bytes)
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         }
+        // Read once: the document does not change while the server runs.
+        let openAPI = Bundle.module.url(forResource: "openapi", withExtension: "yaml")
+            .flatMap { try? Data(contentsOf: $0) }.map { ByteBuffer(bytes: [UInt8]($0)) }
         router.get("api/openapi.yaml") { _, _ in
-            guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml"),
-                  let data = try? Data(contentsOf: url) else { throw APIError(.notFound, "openapi.yaml is missing") }
-            return Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(bytes: [UInt8](data))))
+            guard let openAPI else { throw APIError(.notFound, "openapi.yaml is missing") }
+            return Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: openAPI))
         }
         return Application(
             router: router,

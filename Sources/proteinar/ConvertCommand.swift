@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MoleculeLibrary
 import SceneExport
 
 struct ConvertCommand: ParsableCommand {
@@ -15,25 +16,22 @@ struct ConvertCommand: ParsableCommand {
 
     func run() throws {
         let progress = Progress()
-        let format = (output as NSString).pathExtension.lowercased()
-        let formats = ["glb", "usdz", "obj", "stl", "dae", "ply"]
-        guard formats.contains(format) else {
-            throw CLIError("\(output): unknown output format '\(format)'; accepted: \(formats.joined(separator: ", "))")
+        let ext = (output as NSString).pathExtension.lowercased()
+        let formats = ModelFormat.allCases.filter { $0 != .mtl }  // the MTL comes with an OBJ
+        guard let format = ModelFormat(rawValue: ext), format != .mtl else {
+            throw CLIError("\(output): unknown output format '\(ext)'; accepted: \(formats.map(\.rawValue).joined(separator: ", "))")
         }
         guard trueScale || (size > 0 && size.isFinite) else { throw CLIError("--size must be a positive number of metres") }
         var options = try scene.sceneOptions(maxTriangles: maxTriangles)
         options.size = trueScale ? nil : size
         try checkWritable(output)
         let (built, report) = try scene.buildScene(options, progress: progress)
-        progress("\(report.triangles) triangles (\(report.summary)); writing \(format.uppercased())")
+        progress("\(report.triangles) triangles (\(report.summary)); writing \(ext.uppercased())")
         let bytes: [UInt8]
-        switch format {
-        case "glb": bytes = GLBWriter.write(built)
-        case "usdz": bytes = USDZWriter.write(built)
-        case "stl": bytes = STLWriter.write(built)
-        case "ply": bytes = PLYWriter.write(built)
-        case "dae": bytes = DAEWriter.write(built)
-        default:
+        if format != .obj {
+            bytes = format.encode(built)
+        } else {
+            // One OBJ writer pass gives both files.
             let mtl = ((output as NSString).deletingPathExtension as NSString).appendingPathExtension("mtl") ?? output + ".mtl"
             let files = OBJWriter.write(built, mtlFileName: (mtl as NSString).lastPathComponent)
             try writeFile(files.mtl, to: mtl)

@@ -106,22 +106,30 @@ struct ProcessTests {
     }
 }
 
-/// Plain HTTP for process tests (no server object to ask).
+/// Plain HTTP on loopback for the tests: the in-process server's requests and the process tests'.
 enum TestHTTP {
     static func get(_ url: String) async throws -> TestServer.Reply { try await send(url, method: .GET) }
     static func postJSON(_ url: String, _ json: String) async throws -> TestServer.Reply {
-        try await send(url, method: .POST, body: Array(json.utf8), contentType: "application/json")
+        try await send(url, method: .POST, headers: ["Content-Type": "application/json"], body: Array(json.utf8))
     }
 
-    static func send(_ url: String, method: HTTPMethod, body: [UInt8]? = nil, contentType: String? = nil) async throws -> TestServer.Reply {
+    static func send(_ url: String, method: HTTPMethod, headers: [String: String] = [:], body: [UInt8]? = nil) async throws -> TestServer.Reply {
         var r = HTTPClientRequest(url: url)
         r.method = method
-        if let contentType { r.headers.add(name: "Content-Type", value: contentType) }
+        for (k, v) in headers { r.headers.add(name: k, value: v) }
         if let body { r.body = .bytes(ByteBuffer(bytes: body)) }
-        let response = try await HTTPClient.shared.execute(r, timeout: .seconds(60))
+        let started = Date()
         var bytes: [UInt8] = []
-        for try await chunk in response.body { bytes.append(contentsOf: chunk.readableBytesView) }
-        return TestServer.Reply(status: Int(response.status.code), headers: [:], body: bytes)
+        var fields: [String: String] = [:]
+        do {
+            let response = try await HTTPClient.shared.execute(r, timeout: .seconds(120))
+            for try await chunk in response.body { bytes.append(contentsOf: chunk.readableBytesView) }
+            for field in response.headers { fields[field.name.lowercased()] = field.value }
+            return TestServer.Reply(status: Int(response.status.code), headers: fields, body: bytes)
+        } catch {
+            // Name the request, so that a failure under load says which one hung.
+            throw TestSetupError(description: "\(method) \(url): \(error) after \(Int(Date().timeIntervalSince(started))) s")
+        }
     }
 }
 

@@ -84,23 +84,7 @@ final class TestServer: Sendable {
     }
 
     func request(_ method: HTTPMethod, _ path: String, headers: [String: String] = [:], body: [UInt8]? = nil) async throws -> Reply {
-        var r = HTTPClientRequest(url: base + path)
-        r.method = method
-        for (k, v) in headers { r.headers.add(name: k, value: v) }
-        if let body { r.body = .bytes(ByteBuffer(bytes: body)) }
-        let started = Date()
-        let response: HTTPClientResponse
-        var bytes: [UInt8] = []
-        do {
-            response = try await HTTPClient.shared.execute(r, timeout: .seconds(120))
-            for try await chunk in response.body { bytes.append(contentsOf: chunk.readableBytesView) }
-        } catch {
-            // Name the request, so that a failure under load says which one hung.
-            throw TestSetupError(description: "\(method) \(path): \(error) after \(Int(Date().timeIntervalSince(started))) s")
-        }
-        var h: [String: String] = [:]
-        for field in response.headers { h[field.name.lowercased()] = field.value }
-        return Reply(status: Int(response.status.code), headers: h, body: bytes)
+        try await TestHTTP.send(base + path, method: method, headers: headers, body: body)
     }
 
     func get(_ path: String, headers: [String: String] = [:]) async throws -> Reply { try await request(.GET, path, headers: headers) }

@@ -55,6 +55,14 @@ public enum StructureReader {
 
     public static func isGzip(_ b: [UInt8]) -> Bool { b.count >= 2 && b[0] == 0x1F && b[1] == 0x8B }
 
+    /// The inflated size a gzip stream declares in its trailer (ISIZE, modulo 2³²), or nil when the
+    /// bytes are too short to be a gzip stream.
+    public static func gzipDeclaredSize(_ bytes: [UInt8]) -> Int? {
+        let n = bytes.count
+        guard n >= 18 else { return nil }
+        return Int(bytes[n - 4]) | Int(bytes[n - 3]) << 8 | Int(bytes[n - 2]) << 16 | Int(bytes[n - 1]) << 24
+    }
+
     /// - Parameter maximumSize: largest inflated size accepted (a small gzip can inflate to gigabytes).
     public static func decompressGzip(_ bytes: [UInt8], fileName: String = "input", maximumSize: Int = maximumSize) throws -> [UInt8] {
         var input = ByteBuffer(bytes: bytes)
@@ -62,10 +70,8 @@ public enum StructureReader {
             var output = try input.decompress(with: .gzip(), maxSize: maximumSize, allocator: ByteBufferAllocator())
             let result = output.readBytes(length: output.readableBytes) ?? []
             // The trailer's ISIZE (length mod 2^32) catches a stream cut short, which inflating alone does not report.
-            let n = bytes.count
-            let isize = n >= 18 ? UInt32(bytes[n - 4]) | UInt32(bytes[n - 3]) << 8 | UInt32(bytes[n - 2]) << 16 | UInt32(bytes[n - 1]) << 24 : 0
-            guard n >= 18, isize == UInt32(truncatingIfNeeded: result.count) else {
-                throw StructureReadError(file: fileName, byteOffset: n, message: "gzip data is truncated or damaged (its length trailer does not match)")
+            guard let isize = gzipDeclaredSize(bytes), isize == Int(UInt32(truncatingIfNeeded: result.count)) else {
+                throw StructureReadError(file: fileName, byteOffset: bytes.count, message: "gzip data is truncated or damaged (its length trailer does not match)")
             }
             return result
         } catch let error as StructureReadError {
