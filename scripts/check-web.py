@@ -6,10 +6,9 @@ is a local stand-in for the RCSB (files, Search API, Data API) on loopback.
     scripts/check-web.py PROTEINAR_BIN [--screenshots docs]
 
 Each check prints ok/FAIL; the script ends with `N passed, M failed` and exits 1 on a failure."""
-import base64, http.server, json, os, re, shutil, socket, subprocess, sys, tempfile, threading, time, urllib.request
+import os, sys
+from browser_session import FIXTURES, ArchiveStandIn, Browser, Server
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FIXTURES = os.path.join(ROOT, "Tests", "Fixtures", "structures")
 binary = os.path.abspath(sys.argv[1])
 shots = sys.argv[sys.argv.index("--screenshots") + 1] if "--screenshots" in sys.argv else None
 passed, failed = 0, 0
@@ -20,81 +19,17 @@ def check(name, ok, detail=""):
     if ok: passed += 1
     else: failed += 1
 
-def free_port():
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
-
-# ---- The archive stand-in: same paths and JSON shapes as the RCSB services ----
 TITLES = {"1AKE": ("STRUCTURE OF THE COMPLEX BETWEEN ADENYLATE KINASE FROM ESCHERICHIA COLI AND THE INHIBITOR AP5A", "X-RAY DIFFRACTION", 2.0, "1992-01-15")}
-class Archive(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *a): pass
-    def send(self, code, body=b"", kind="application/json"):
-        self.send_response(code); self.send_header("Content-Type", kind); self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
-    def do_GET(self):
-        # Files: 5PTI only (1AKE, which the flow opens, is in the starter library already).
-        if self.path == "/download/5PTI.cif.gz":
-            self.send(200, open(os.path.join(FIXTURES, "5PTI.cif.gz"), "rb").read(), "application/octet-stream")
-        else:
-            self.send(404)
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-        if self.path == "/rcsbsearch/v2/query":
-            words = body["query"]["parameters"]["value"].lower()
-            ids = [i for i, t in TITLES.items() if words in t[0].lower()]
-            if not ids: return self.send(204)
-            self.send(200, json.dumps({"total_count": len(ids), "result_set": [{"identifier": i, "score": 1} for i in ids]}).encode())
-        elif self.path == "/graphql":
-            entries = [{"rcsb_id": i, "struct": {"title": TITLES[i][0]}, "exptl": [{"method": TITLES[i][1]}],
-                        "rcsb_entry_info": {"resolution_combined": [TITLES[i][2]]}, "rcsb_accession_info": {"initial_release_date": TITLES[i][3]}}
-                       for i in body["variables"]["ids"] if i in TITLES]
-            self.send(200, json.dumps({"data": {"entries": entries}}).encode())
-        else:
-            self.send(404)
-
-tmp = tempfile.mkdtemp(prefix="proteinar-web-")
-aport = free_port()
-archive = http.server.ThreadingHTTPServer(("127.0.0.1", aport), Archive)
-threading.Thread(target=archive.serve_forever, daemon=True).start()
-
-out = open(os.path.join(tmp, "serve.out"), "w+")
-server = subprocess.Popen([binary, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", os.path.join(tmp, "data"),
-                           "--rcsb-url", f"http://127.0.0.1:{aport}"], stdout=out, stderr=subprocess.DEVNULL)
-base = None
-for _ in range(600):
-    out.seek(0); m = re.search(r"listening on (http://127\.0\.0\.1:\d+)", out.read())
-    if m: base = m.group(1); break
-    time.sleep(0.1)
-if not base: sys.exit("check-web: the server did not start")
-
-dport = free_port()
-driver = subprocess.Popen(["chromedriver", f"--port={dport}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-W = f"http://127.0.0.1:{dport}"
-def wd(method, path, body=None):
-    r = urllib.request.Request(W + path, method=method, data=json.dumps(body).encode() if body is not None else None,
-                               headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(r, timeout=120) as resp:
-        return json.loads(resp.read())["value"]
-for _ in range(100):
-    try: wd("GET", "/status"); break
-    except Exception: time.sleep(0.1)
-session = wd("POST", "/session", {"capabilities": {"alwaysMatch": {"browserName": "chrome", "goog:chromeOptions": {
-    "binary": shutil.which("chromium") or "/usr/bin/chromium",
-    "args": ["--headless=new", "--no-sandbox", "--enable-unsafe-swiftshader", "--use-angle=swiftshader", "--window-size=900,1200"]}}}})["sessionId"]
-S = f"/session/{session}"
-def js(script, *args): return wd("POST", S + "/execute/sync", {"script": script, "args": list(args)})
-def find(css): return list(wd("POST", S + "/element", {"using": "css selector", "value": css}).values())[0]
-def click(css): wd("POST", S + f"/element/{find(css)}/click", {})
-def type_into(css, text): wd("POST", S + f"/element/{find(css)}/value", {"text": text})
-def wait(script, timeout=60, *args):
-    end = time.time() + timeout
-    while time.time() < end:
-        v = js(script, *args)
-        if v: return v
-        time.sleep(0.2)
-    return None
+# Files: 5PTI only (1AKE, which the flow opens, is in the starter library already).
+archive = ArchiveStandIn({"5PTI.cif.gz": os.path.join(FIXTURES, "5PTI.cif.gz")}, TITLES)
+server = Server(binary, archive.url)
+base = server.url
+b = Browser()
+js, find, click, type_into, wait = b.js, b.find, b.click, b.type_into, b.wait
 def shot(name):
     if not shots: return
     os.makedirs(shots, exist_ok=True)
-    with open(os.path.join(shots, f"web-{name}.png"), "wb") as f: f.write(base64.b64decode(wd("GET", S + "/screenshot")))
+    b.screenshot(os.path.join(shots, f"web-{name}.png"))
 # Pixels of the 3D view's middle that differ from the white background, and a hash of them.
 CANVAS = """const c = document.getElementById('viewer'); if (!c.width) return null;
 const t = document.createElement('canvas'); t.width = c.width; t.height = c.height; const x = t.getContext('2d'); x.drawImage(c, 0, 0);
@@ -103,7 +38,7 @@ for (let i = 0; i < d.length; i += 4) { if (d[i] < 245 || d[i+1] < 245 || d[i+2]
 return [n, h, d.length / 4];"""
 
 try:
-    wd("POST", S + "/url", {"url": base + "/"})
+    b.go(base + "/")
     check("landing page lists the sections", bool(wait("return document.querySelectorAll('.cards .card').length >= 5")))
     shot("landing")
     click("a.card[href='#/intro']")
@@ -156,11 +91,11 @@ try:
 
     # Keyboard: the 3D view takes focus and answers arrow keys.
     frames = js("return window.__frames = 0, document.getElementById('viewer').addEventListener('viewer-frame', () => window.__frames++), document.getElementById('viewer').focus(), document.activeElement.id")
-    wd("POST", S + f"/element/{find('#viewer')}/value", {"text": "\ue014\ue014+"})
+    b.keys("\ue014", "\ue014", "+")
     check("arrow keys and + redraw the focused 3D view", bool(wait("return window.__frames > 0", 20)))
 
     # Library.
-    wd("POST", S + "/url", {"url": base + "/#/library"})
+    b.go(base + "/#/library")
     items = wait("return document.querySelectorAll('#library-list li img').length")
     check("the library lists molecules with thumbnails", bool(items and items >= 10), str(items))
     wait("return [...document.querySelectorAll('#library-list img')].slice(0, 4).every(i => i.complete && i.naturalWidth > 0)", 60)
@@ -168,9 +103,6 @@ try:
 except Exception as e:
     check("the browser run finished", False, repr(e))
 finally:
-    try: wd("DELETE", S)
-    except Exception: pass
-    driver.terminate(); server.terminate(); archive.shutdown()
-    shutil.rmtree(tmp, ignore_errors=True)
+    b.close(); server.close(); archive.close()
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

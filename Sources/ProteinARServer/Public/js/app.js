@@ -61,7 +61,9 @@ pages.addEventListener('keydown', (e) => {
 function ensureViewer() {
   if (viewer) return viewer;
   try {
-    viewer = new MoleculeViewer($('viewer'), { background: '#ffffff' });
+    // ?frame-timing makes each measured frame wait for the GPU (benchmarks only).
+    const syncFrameTiming = new URLSearchParams(location.search).has('frame-timing');
+    viewer = new MoleculeViewer($('viewer'), { background: '#ffffff', syncFrameTiming });
   } catch (error) {
     $('viewer-empty').textContent = error.message;
     say(error.message, { error: true });
