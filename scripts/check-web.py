@@ -6,8 +6,8 @@ is a local stand-in for the RCSB (files, Search API, Data API) on loopback.
     scripts/check-web.py PROTEINAR_BIN [--screenshots docs]
 
 Each check prints ok/FAIL; the script ends with `N passed, M failed` and exits 1 on a failure."""
-import os, sys
-from browser_session import FIXTURES, ArchiveStandIn, Browser, Server
+import base64, os, subprocess, sys, tempfile, urllib.request
+from browser_session import FIXTURES, ROOT, ArchiveStandIn, Browser, Server, free_port
 
 binary = os.path.abspath(sys.argv[1])
 shots = sys.argv[sys.argv.index("--screenshots") + 1] if "--screenshots" in sys.argv else None
@@ -36,6 +36,72 @@ const t = document.createElement('canvas'); t.width = c.width; t.height = c.heig
 const d = x.getImageData(c.width * .3, c.height * .3, c.width * .4, c.height * .4).data; let n = 0, h = 0;
 for (let i = 0; i < d.length; i += 4) { if (d[i] < 245 || d[i+1] < 245 || d[i+2] < 245) n++; h = (h * 31 + d[i] + d[i+1] * 3 + d[i+2] * 7) | 0; }
 return [n, h, d.length / 4];"""
+
+# WebXR as an Android phone would offer it. No browser here has a camera or an AR runtime, so this
+# stub of navigator.xr (the one stub the checks use) stands in for the device: one view looking at
+# a table 0.7 m high, a surface the test switches on, and finger hits the test sets.
+XR_STUB = r"""(() => {
+  const state = window.__xr = { surface: false, touch: null, session: null, frames: 0 };
+  const sub = (a, b) => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+  const cross = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+  const unit = (a) => { const l = Math.hypot(...a); return a.map((v) => v / l); };
+  const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+  function lookAt(eye, target, up) {
+    const z = unit(sub(eye, target)), x = unit(cross(up, z)), y = cross(z, x);
+    return new Float32Array([x[0], y[0], z[0], 0, x[1], y[1], z[1], 0, x[2], y[2], z[2], 0, -dot(x, eye), -dot(y, eye), -dot(z, eye), 1]);
+  }
+  function perspective(fovy, aspect, near, far) {
+    const f = 1 / Math.tan(fovy / 2);
+    return new Float32Array([f / aspect, 0, 0, 0, 0, f, 0, 0, 0, 0, (far + near) / (near - far), -1, 0, 0, 2 * far * near / (near - far), 0]);
+  }
+  const pose = (p) => ({ transform: { matrix: new Float32Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, p.x, p.y, p.z, 1]), position: p } });
+  function frame(session) {
+    const c = document.getElementById('viewer');
+    return {
+      session,
+      getViewerPose: () => ({ views: [{ eye: 'none', projectionMatrix: perspective(Math.PI / 3, c.width / c.height, 0.01, 20),
+                                        transform: { inverse: { matrix: lookAt([0, 1.1, 0.1], [0, 0.75, -0.5], [0, 1, 0]) } } }] }),
+      getHitTestResults: () => state.surface ? [{ getPose: () => pose({ x: 0, y: 0.7, z: -0.5 }) }] : [],
+      getHitTestResultsForTransientInput: () => state.touch ? [{ results: [{ getPose: () => pose(state.touch) }] }] : [],
+    };
+  }
+  class Session extends EventTarget {
+    constructor() { super(); this.renderState = {}; this.ended = false; }
+    updateRenderState(s) { Object.assign(this.renderState, s); }
+    async requestReferenceSpace(type) { return { type }; }
+    async requestHitTestSource(options) { return { options }; }
+    async requestHitTestSourceForTransientInput(options) { return { options }; }
+    requestAnimationFrame(cb) { return requestAnimationFrame((t) => { if (!this.ended) { state.frames++; cb(t, frame(this)); } }); }
+    async end() { if (!this.ended) { this.ended = true; this.dispatchEvent(new Event('end')); } }
+  }
+  Object.defineProperty(navigator, 'xr', { configurable: true, value: {
+    isSessionSupported: async (mode) => mode === 'immersive-ar',
+    requestSession: async (mode, init) => { state.mode = mode; state.init = init; return (state.session = new Session()); },
+  } });
+  window.XRWebGLLayer = class { constructor(session, gl) { this.framebuffer = null; this.gl = gl; }
+    getViewport() { return { x: 0, y: 0, width: this.gl.drawingBufferWidth, height: this.gl.drawingBufferHeight }; } };
+  WebGL2RenderingContext.prototype.makeXRCompatible = async function () {};
+})();"""
+# Pixels of the 3D view's middle that are drawn (not transparent): what WebXR would lay over the camera.
+DRAWN = """const c = document.getElementById('viewer'); const t = document.createElement('canvas'); t.width = c.width; t.height = c.height;
+const x = t.getContext('2d'); x.drawImage(c, 0, 0); const d = x.getImageData(c.width * .3, c.height * .3, c.width * .4, c.height * .4).data;
+let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++; return n / (d.length / 4);"""
+ANDROID_UA = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36"
+TAB = "\ue004"
+ENTER = "\ue007"
+
+def tab_to(browser, css, presses=60):
+    """Presses Tab until `css` has focus: the control is reachable by keyboard alone."""
+    for _ in range(presses):
+        if browser.js("return document.activeElement && document.activeElement.matches(arguments[0])", css): return True
+        browser.keys(TAB)
+    return False
+
+def decode_qr(data_url):
+    path = os.path.join(tempfile.mkdtemp(prefix="proteinar-qr-"), "qr.png")
+    with open(path, "wb") as f: f.write(base64.b64decode(data_url.split(",", 1)[1]))
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "decode-qr.py"), path], capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else f"(decode failed: {r.stdout.strip()} {r.stderr.strip()[-300:]})"
 
 try:
     b.go(base + "/")
@@ -86,7 +152,7 @@ try:
                        || (e.getAttribute('aria-labelledby') && document.getElementById(e.getAttribute('aria-labelledby'))?.textContent)
                        || e.textContent.trim() || e.getAttribute('title') || e.querySelector('img[alt]')?.alt || '').trim();
                     return [...document.querySelectorAll('button, a[href], input, select, canvas, [tabindex]')]
-                      .filter(e => !e.closest('[hidden]') && !e.classList.contains('visually-hidden') && !named(e)).map(e => e.outerHTML.slice(0, 80));""")
+                      .filter(e => !e.closest('[hidden], dialog:not([open])') && !e.classList.contains('visually-hidden') && !named(e)).map(e => e.outerHTML.slice(0, 80));""")
     check("every visible interactive element has an accessible name", unnamed == [], str(unnamed))
 
     # Keyboard: the 3D view takes focus and answers arrow keys.
@@ -100,9 +166,163 @@ try:
     check("the library lists molecules with thumbnails", bool(items and items >= 10), str(items))
     wait("return [...document.querySelectorAll('#library-list img')].slice(0, 4).every(i => i.complete && i.naturalWidth > 0)", 60)
     shot("library")
+
+    # An unreadable upload names the file and leaves the library as it was.
+    bad = os.path.join(server.tmp, "notes.pdb")
+    with open(bad, "w") as f: f.write("this is not a structure file\n")
+    count = js("return document.querySelectorAll('#library-list li img').length")
+    b.wd("POST", b.s + f"/element/{find('#upload-file')}/value", {"text": bad})
+    err = wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent", 30)
+    check("an unreadable upload shows an error naming the file", bool(err and "notes.pdb" in err), str(err))
+    check("the library is unchanged after a bad upload", js("return document.querySelectorAll('#library-list li img').length") == count)
+
+    # An entry the archive does not have.
+    b.go(base + "/#/explore")
+    wait("return !document.getElementById('view-explore').hidden")
+    js("document.getElementById('entry-id').value = ''")
+    type_into("#entry-id", "9ZZZ\ue007")
+    err = wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent", 60)
+    check("an unknown entry shows a clear error", bool(err and "9ZZZ" in err and "not" in err and "PDB ID" not in err), str(err))
+
+    # Desktop AR: an explanation and a QR code of the page that a phone can scan.
+    b.go(base + "/#/explore/1AKE")
+    wait("return document.getElementById('status').textContent.startsWith('1AKE')", 90)
+    click("#ar-button")
+    qr = wait("const d = document.getElementById('ar-help'); const q = document.getElementById('ar-qr'); return d.open && !q.hidden && q.width > 0 && q.toDataURL('image/png')", 20)
+    want = base + "/#/explore/1AKE"
+    got = decode_qr(qr) if qr else None
+    check("on a desktop, View in AR explains and shows a QR code of the page", got == want, f"decoded {got!r}, wanted {want!r}")
+    shot("ar-desktop")
+    b.keys("\ue00c")  # Escape closes the dialog
+    check("Escape closes the AR explanation", bool(wait("return !document.getElementById('ar-help').open", 5)))
+
+    # Keyboard alone: landing → Explore → Get 1AKE → style → camera, by Tab, Enter and arrow keys.
+    b.go(base + "/")
+    wait("return document.querySelectorAll('.cards .card').length >= 5")
+    ok = tab_to(b, "a.card[href='#/explore']")
+    if ok: b.keys(ENTER)
+    ok = ok and bool(wait("return !document.getElementById('view-explore').hidden", 10)) and tab_to(b, "#entry-id")
+    if ok: b.keys(*"5PTI", ENTER)
+    ok = ok and bool(wait("return document.getElementById('status').textContent.startsWith('5PTI')", 90))
+    check("keyboard only: Tab to Explore, type an ID, Enter fetches and shows it", ok)
+    ok = tab_to(b, "#style")
+    if ok:
+        before = js("return document.getElementById('style').value")
+        b.keys("\ue015")  # ArrowDown picks the next style
+        ok = bool(wait("return document.getElementById('style').value !== arguments[0] && document.getElementById('status').textContent.startsWith('5PTI')", 90, before))
+    check("keyboard only: the style picker changes the view with the arrow keys", ok)
+    js("""window.__saved = null; const click = HTMLAnchorElement.prototype.click;
+          HTMLAnchorElement.prototype.click = function () { if (this.download) { window.__saved = this.href; return; } return click.call(this); };""")
+    js("window.scrollTo(0, 0)")
+    ok = tab_to(b, "#camera-button")
+    if ok: b.keys(ENTER)
+    check("keyboard only: the camera button saves a picture", ok and bool(wait("return window.__saved", 20)))
+    ok = tab_to(b, "#menu-button")
+    if ok: b.keys(ENTER)
+    ok = ok and bool(wait("return document.getElementById('menu').open", 5))
+    if ok: b.keys("\ue00c")
+    check("keyboard only: the menu opens with Enter and closes with Escape", ok and bool(wait("return !document.getElementById('menu').open", 5)))
+
+    # iOS: AR Quick Look. Chromium has no Quick Look, so the page is told the link type is supported
+    # (what Safari on iOS answers); the link must then point at a USDZ that passes Pixar's checker.
+    script = b.cdp("Page.addScriptToEvaluateOnNewDocument", {"source":
+        "const s = DOMTokenList.prototype.supports; DOMTokenList.prototype.supports = function (t) { return t === 'ar' || s.call(this, t); };"})
+    b.go(base + "/?ios#/explore/1AKE")  # a new document, so the script above runs first
+    href = wait("const a = document.getElementById('ar-button'); return a && a.rel === 'ar' && a.querySelector('img') && a.href", 90)
+    ok = bool(href and ".usdz" in href)
+    if not ok: href = js("return [location.href, document.createElement('a').relList.supports('ar'), document.getElementById('ar-slot').innerHTML, document.getElementById('status').textContent]")
+    if ok:
+        usdz = os.path.join(server.tmp, "quicklook-1AKE.usdz")
+        with urllib.request.urlopen(href, timeout=120) as r, open(usdz, "wb") as f: f.write(r.read())
+        r = subprocess.run(["python3", os.path.join(ROOT, "scripts", "check-usdz.py"), usdz], capture_output=True, text=True)
+        ok = r.returncode == 0
+        if not ok: href += " " + r.stdout[-400:]
+    check("on iOS, View in AR is a Quick Look link (rel=ar, wrapping an image) to a USDZ that passes usdz-check", ok, str(href))
+    b.cdp("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
 except Exception as e:
     check("the browser run finished", False, repr(e))
 finally:
-    b.close(); server.close(); archive.close()
+    b.close()
+
+# Android Chrome: WebXR immersive-ar with hit-test (navigator.xr stubbed, see XR_STUB), Scene Viewer beside it.
+phone = None
+try:
+    phone = Browser(args=[f"--user-agent={ANDROID_UA}"], width=412, height=915)
+    phone.before_each_page(XR_STUB)
+    phone.go(base + "/#/explore/1AKE")
+    ok = bool(phone.wait("return document.getElementById('status').textContent.startsWith('1AKE')", 90))
+    link = phone.js("return document.getElementById('scene-viewer-link')?.getAttribute('href')")
+    check("on Android, a Scene Viewer link to the GLB sits beside View in AR", bool(ok and link and link.startswith("intent://arvr.google.com/scene-viewer/1.0?file=") and "model.glb" in link), str(link))
+    phone.click("#ar-button")
+    st = phone.wait("const s = document.getElementById('ar-status'); return !document.getElementById('ar-overlay').hidden && s.textContent", 20)
+    init = phone.js("return window.__xr.mode + ' ' + JSON.stringify(window.__xr.init.requiredFeatures)")
+    check("View in AR starts an immersive-ar session with hit-test and says to look for a surface",
+          bool(st and "find a surface" in st) and init == 'immersive-ar ["hit-test"]', f"{st} / {init}")
+    check("the AR overlay takes keyboard focus on Exit AR", phone.js("return document.activeElement.id") == "ar-exit")
+    phone.js("window.__xr.surface = true")
+    st = phone.wait("const s = document.getElementById('ar-status').textContent; return s.includes('Tap to place') && s", 10)
+    ring = phone.wait("const v = (() => {" + DRAWN + "})(); return v > 0 && v", 10)
+    check("a surface found: the reticle is drawn and the status says to tap", bool(st and ring), f"{st} / {ring}")
+    phone.js("window.__xr.session.dispatchEvent(new Event('select'))")
+    st = phone.wait("const o = document.getElementById('ar-overlay'); const s = document.getElementById('ar-status').textContent; return o.dataset.placed && s.includes('pinch') && s", 10)
+    cover = phone.wait("const v = (() => {" + DRAWN + "})(); return v > 0.05 && v", 10)
+    check("a tap places the molecule on the surface and draws it", bool(st and "pinch" in st and cover), f"{st} / {cover}")
+    scale = phone.js("""const o = document.getElementById('ar-overlay');
+        const ev = (type, id, x, y) => o.dispatchEvent(new PointerEvent(type, { pointerId: id, clientX: x, clientY: y, bubbles: true, pointerType: 'touch' }));
+        ev('pointerdown', 1, 100, 400); ev('pointerdown', 2, 200, 400); ev('pointermove', 2, 300, 400);
+        const scale = o.dataset.scale; ev('pointermove', 2, 100, 600); const turn = o.dataset.turn;
+        ev('pointerup', 1, 100, 400); ev('pointerup', 2, 100, 600); return [scale, turn];""")
+    check("pinch scales and twist turns the placed molecule", scale[0] == "2.00" and scale[1] not in ("0", "-0"), str(scale))
+    phone.js("window.__xr.session.dispatchEvent(new Event('selectstart')); window.__xr.touch = { x: 0.2, y: 0.7, z: -0.6 };")
+    moved = phone.wait("return document.getElementById('ar-overlay').dataset.position === '0.20 0.70 -0.60'", 10)
+    phone.js("window.__xr.session.dispatchEvent(new Event('selectend')); window.__xr.touch = null;")
+    check("dragging a finger moves the molecule to where it points on the surface", bool(moved),
+          phone.js("return document.getElementById('ar-overlay').dataset.position"))
+    phone.click("#ar-exit")
+    st = phone.wait("return document.getElementById('ar-overlay').hidden && document.getElementById('status').textContent", 10)
+    check("Exit AR ends the session and returns to the page", bool(st and st.startswith("Left AR")), str(st))
+except Exception as e:
+    check("the Android AR run finished", False, repr(e))
+finally:
+    if phone: phone.close()
+
+# Without WebGL2 (a real switch of Chromium's): a message in place of the 3D view; the rest works.
+plain = None
+try:
+    plain = Browser(args=["--disable-webgl"])
+    plain.go(base + "/#/explore")
+    msg = plain.wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent", 20)
+    check("without WebGL2 the page says so", bool(msg and "WebGL2" in msg), str(msg))
+    plain.type_into("#search-words", "kinase\ue007")
+    check("without WebGL2 the search still works", bool(plain.wait("const l = document.getElementById('search-results'); return !l.hidden && l.textContent.includes('1AKE')", 30)))
+except Exception as e:
+    check("the no-WebGL2 run finished", False, repr(e))
+finally:
+    if plain: plain.close()
+server.close()
+
+# The RCSB unreachable: clear messages for fetch and search; the library still opens.
+offline, lone = None, None
+try:
+    offline = Server(binary, f"http://127.0.0.1:{free_port()}")
+    lone = Browser()
+    lone.go(offline.url + "/#/explore")
+    lone.wait("return !document.getElementById('view-explore').hidden")
+    lone.type_into("#entry-id", "4HHB\ue007")
+    err = lone.wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent", 60)
+    check("the RCSB unreachable: Get says so", bool(err and ("reach" in err or "unavailable" in err)), str(err))
+    lone.type_into("#search-words", "kinase\ue007")
+    err = lone.wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent.includes('earch') && s.textContent", 60)
+    check("the RCSB unreachable: search says so", bool(err), str(lone.js("return document.getElementById('status').textContent")))
+    lone.js("document.getElementById('entry-id').value = ''")
+    lone.type_into("#entry-id", "1AKE\ue007")
+    check("the RCSB unreachable: a molecule of the library still opens",
+          bool(lone.wait("return document.getElementById('status').textContent.startsWith('1AKE')", 90)))
+except Exception as e:
+    check("the offline run finished", False, repr(e))
+finally:
+    if lone: lone.close()
+    if offline: offline.close()
+    archive.close()
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

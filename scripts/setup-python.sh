@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Create or update the Python venv used by the comparison scripts
-# (compare-gemmi.py, compare-dssp.py). Idempotent: re-running only checks
+# (compare-gemmi.py, compare-dssp.py, check-models.py, decode-qr.py). Idempotent: re-running only checks
 # versions and exits quickly when everything is already installed.
 #
 #   scripts/setup-python.sh            # venv at ./.venv (gitignored)
@@ -34,15 +34,17 @@ assert md.version("trimesh") == "5.2.0"
 assert md.version("pygltflib") == "1.16.5"
 assert md.version("pycollada") == "0.9.3"
 md.version("lxml")
+assert md.version("zxing-cpp") == "3.1.1"
+md.version("pillow")
 EOF
 then
     log "already up to date ($VENV)"
     exit 0
 fi
 
-log "installing gemmi==0.7.5 numpy einops trimesh pygltflib pycollada lxml into $VENV"
+log "installing gemmi==0.7.5 numpy einops trimesh pygltflib pycollada lxml zxing-cpp pillow into $VENV"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-    gemmi==0.7.5 numpy einops trimesh==5.2.0 pygltflib==1.16.5 pycollada==0.9.3 lxml >&2
+    gemmi==0.7.5 numpy einops trimesh==5.2.0 pygltflib==1.16.5 pycollada==0.9.3 lxml zxing-cpp==3.1.1 pillow >&2
 log "installing pydssp==0.9.1 (--no-deps, avoids torch)"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
     --no-deps pydssp==0.9.1 >&2

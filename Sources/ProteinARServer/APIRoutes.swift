@@ -157,11 +157,12 @@ struct APIRoutes: Sendable {
         let record = try await call { try await service.molecule(id: id) }
         let key = modelRequest.cacheKey(fileHash: record.fileHash)
         if let entry = hot.get(key) {
-            return Responses.bytes(entry.buffer, type: entry.mediaType, etag: key, request: request, head: head, disposition: disposition)
+            return Responses.bytes(entry.buffer, type: entry.mediaType, etag: key, request: request, head: head, disposition: disposition,
+                                   negotiated: true)
         }
         let model = try await call { try await service.model(of: record, request: modelRequest) }
         return Responses.bytes(hot.put(model), type: format.mediaType, etag: model.key, request: request, head: head,
-                               disposition: disposition)
+                               disposition: disposition, negotiated: true)
     }
 
     // MARK: Search

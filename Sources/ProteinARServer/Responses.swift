@@ -11,9 +11,13 @@ enum Responses {
     }
 
     /// A file with a strong ETag: `If-None-Match` gives 304, HEAD gives the headers alone.
-    static func bytes(_ bytes: ByteBuffer, type: String, etag: String, request: Request, head: Bool, disposition: String?) -> Response {
+    /// `negotiated`: the same URL answers progress events to `Accept: text/event-stream`, so caches
+    /// must keep the two apart (a browser otherwise hands the cached model to the progress request).
+    static func bytes(_ bytes: ByteBuffer, type: String, etag: String, request: Request, head: Bool, disposition: String?,
+                      negotiated: Bool = false) -> Response {
         let tag = "\"\(etag)\""
         var headers: HTTPFields = [.contentType: type, .eTag: tag, .cacheControl: "public, max-age=3600"]
+        if negotiated { headers[.vary] = "Accept" }
         if let disposition { headers[.contentDisposition] = disposition }
         if let match = request.headers[.ifNoneMatch],
            match == "*" || match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag }) {
@@ -31,7 +35,7 @@ enum Responses {
     /// Runs `work`, sending each progress report as an SSE `progress` event, then `done` with the
     /// JSON `work` returns, or `error` with the status and message it would have had.
     static func eventStream(_ work: @escaping @Sendable (@escaping ProgressHandler) async throws -> String) -> Response {
-        let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
+        let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store", .vary: "Accept"]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             let (events, sink) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(64))
             let task = Task {

@@ -50,6 +50,8 @@ struct APITests {
         #expect(glb.headers["content-type"] == "model/gltf-binary")
         #expect(Array(glb.body.prefix(4)) == Array("glTF".utf8))
         let etag = try #require(glb.headers["etag"])
+        // The URL also answers progress events, so caches must key on Accept.
+        #expect(glb.headers["vary"] == "Accept")
         #expect(try await server.get("/api/molecules/\(id)/model.glb?style=cartoon", headers: ["If-None-Match": etag]).status == 304)
         let head = try await server.request(.HEAD, "/api/molecules/\(id)/model.glb?style=cartoon")
         #expect(head.status == 200 && head.body.isEmpty && head.headers["content-length"] == String(glb.body.count))
@@ -78,7 +80,7 @@ struct APITests {
         #expect(try await server.get("/api/molecules/\(id)/model.glb?wings=2").status == 400)
         // Progress of a conversion as server-sent events.
         let events = try await server.get("/api/molecules/\(id)/model.usdz?style=surface", headers: ["Accept": "text/event-stream"])
-        #expect(events.headers["content-type"] == "text/event-stream")
+        #expect(events.headers["content-type"] == "text/event-stream" && events.headers["vary"] == "Accept")
         #expect(events.text.contains("event: progress") && events.text.contains("event: done"))
     }
 

@@ -86,7 +86,8 @@ export async function upload(file, { onProgress, signal } = {}) {
 export async function prepareModel(id, format, options, { onProgress, signal } = {}) {
   const query = new URLSearchParams(options).toString();
   const url = `/api/molecules/${encodeURIComponent(id)}/model.${format}${query ? `?${query}` : ''}`;
-  const response = await fetch(url, { signal, headers: { Accept: 'text/event-stream' } });
+  // Progress is never cached: the same URL, asked without this Accept, is the model itself.
+  const response = await fetch(url, { signal, cache: 'no-store', headers: { Accept: 'text/event-stream' } });
   const done = await eventStream(response, onProgress);
   return done.url;
 }

@@ -2,6 +2,8 @@
 // bar's Menu, Record, Camera and Exit; progress and errors announced in one live region.
 import * as api from './api.js';
 import { MoleculeViewer } from './viewer.js';
+import { ARPlacement, immersiveARSupported } from './xr.js';
+import { drawQR } from './qr.js';
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
@@ -115,10 +117,25 @@ async function showModel() {
     progress(null);
     say(`${current.id}: ${current.title}`);
     updateAR();
+    loadCoarse(current.id, controller.signal);
   } catch (error) {
     if (error.name === 'AbortError') return;
     progress(null);
     say(error.message, { error: true });
+  }
+}
+
+// A big model also gets a coarse version for the viewer to draw while it moves, if full frames
+// turn out too slow on this device. It is a background nicety: failures are ignored.
+const COARSE_ABOVE_TRIANGLES = 40000;
+const COARSE_TRIANGLES = 20000;
+async function loadCoarse(id, signal) {
+  if (viewer.triangleCount <= COARSE_ABOVE_TRIANGLES) return;
+  try {
+    const url = await api.prepareModel(id, 'glb', { ...modelOptions(), 'max-triangles': COARSE_TRIANGLES }, { signal });
+    await viewer.loadCoarse(url, { signal });
+  } catch {
+    // The full model stays; motion is just slower.
   }
 }
 
@@ -214,13 +231,27 @@ function showDetails(m) {
 }
 
 // ---- AR ----
+// One "View in AR" button that does what the device can: AR Quick Look on iOS (a rel="ar" link to the
+// USDZ), WebXR on Android Chrome with Scene Viewer as the fallback, and on a desktop an explanation
+// with a QR code of this page for a phone to open.
+const isAndroid = /Android/i.test(navigator.userAgent);
+let arSession = null;
+
+function modelURLs() {
+  const query = new URLSearchParams(modelOptions()).toString();
+  const path = `/api/molecules/${encodeURIComponent(current.id)}`;
+  return { usdz: `${path}/model.usdz?${query}`, glb: new URL(`${path}/model.glb?${query}`, location.href).href };
+}
+
+function sceneViewerURL(glb) {
+  return `intent://arvr.google.com/scene-viewer/1.0?file=${encodeURIComponent(glb)}&mode=ar_preferred#Intent;scheme=https;package=com.google.ar.core;action=android.intent.action.VIEW;S.browser_fallback_url=${encodeURIComponent(glb)};end;`;
+}
+
 function updateAR() {
   const slot = $('ar-slot');
   slot.replaceChildren();
   if (!current) return;
-  const query = new URLSearchParams(modelOptions()).toString();
-  const usdz = `/api/molecules/${encodeURIComponent(current.id)}/model.usdz?${query}`;
-  const glb = new URL(`/api/molecules/${encodeURIComponent(current.id)}/model.glb?${query}`, location.href).href;
+  const { usdz, glb } = modelURLs();
   const anchor = document.createElement('a');
   if (anchor.relList.supports?.('ar')) {
     // AR Quick Look needs the link to wrap an image.
@@ -230,15 +261,49 @@ function updateAR() {
     anchor.id = 'ar-button';
     anchor.append(el('img', { src: `/api/molecules/${encodeURIComponent(current.id)}/thumbnail.png?size=64`, alt: '', width: 24, height: 24 }), ' View in AR');
     slot.append(anchor);
-  } else if (/Android/i.test(navigator.userAgent)) {
-    const intent = `intent://arvr.google.com/scene-viewer/1.0?file=${encodeURIComponent(glb)}&mode=ar_preferred#Intent;scheme=https;package=com.google.ar.core;action=android.intent.action.VIEW;S.browser_fallback_url=${encodeURIComponent(glb)};end;`;
-    slot.append(el('a', { class: 'button primary', id: 'ar-button', href: intent }, 'View in AR'));
   } else {
-    slot.append(el('button', { type: 'button', id: 'ar-button', class: 'primary', onclick: () => say(
-      `AR needs a phone: open ${location.href} on an iPhone (Safari) or an Android phone (Chrome). The model files: ${usdz} for iPhone, ${glb} for Android.`) }, 'View in AR'));
+    slot.append(el('button', { type: 'button', id: 'ar-button', class: 'primary', onclick: viewInAR }, 'View in AR'));
+    if (isAndroid) slot.append(' ', el('a', { href: sceneViewerURL(glb), id: 'scene-viewer-link' }, 'Open in Scene Viewer'));
   }
   slot.append(' ', el('a', { href: usdz, download: `${current.id}.usdz` }, 'USDZ'), ' ', el('a', { href: glb, download: `${current.id}.glb` }, 'GLB'));
 }
+
+async function viewInAR() {
+  if (!current || !viewer?.model || arSession) return;
+  if (await immersiveARSupported()) {
+    const placement = new ARPlacement(viewer, $('ar-overlay'), {
+      onStatus: (text) => { $('ar-status').textContent = text; },
+      onEnd: () => { arSession = null; say(`Left AR. ${current.id}: ${current.title}`); $('ar-button')?.focus(); },
+    });
+    try {
+      arSession = placement;
+      await placement.start();
+      $('ar-exit').focus();
+      return;
+    } catch (error) {
+      arSession = null;
+      say(isAndroid ? `${error.message} Opening Scene Viewer instead…` : error.message, { error: true });
+      if (!isAndroid) return;
+    }
+  }
+  const { glb } = modelURLs();
+  if (isAndroid) {
+    location.href = sceneViewerURL(glb);
+    return;
+  }
+  // A desktop: explain, and offer this page to a phone.
+  const page = new URL(`#/explore/${encodeURIComponent(current.id)}`, location.href).href;
+  $('ar-help-url').textContent = page;
+  $('ar-help-url').href = page;
+  try {
+    drawQR($('ar-qr'), page, { moduleSize: 5 });
+    $('ar-qr').hidden = false;
+  } catch {
+    $('ar-qr').hidden = true;  // an address too long for a QR code: the link is still there
+  }
+  $('ar-help').showModal();
+}
+$('ar-exit').addEventListener('click', () => arSession?.end());
 
 // ---- Capture ----
 function flash() {

@@ -24,6 +24,14 @@ const DOUBLE_TAP_DISTANCE_PX = 30;
 const KEY_ROTATE_STEP = Math.PI / 36; // 5 degrees
 const KEY_ZOOM_STEP = 1.15;
 
+// While the view moves, a model whose full frame takes longer than this (GPU included) is drawn from
+// its coarse version, and the full one returns once the view has been still for SETTLE_MS.
+const FRAME_BUDGET_MS = 25;
+const SETTLE_MS = 200;
+// ... at half resolution or less: at most MOTION_PIXELS, as fill rate is what software GL lacks most.
+const MOTION_RESOLUTION = 0.5;
+const MOTION_PIXELS = 65536;
+
 // Fog, in multiples of the model radius relative to the model centre's depth.
 const FOG_START_RADII = -0.2;
 const FOG_END_RADII = 0.7;
@@ -91,6 +99,24 @@ void main() {
 }
 `;
 
+// Draws a texture over the whole viewport from one oversized triangle, with no vertex buffer.
+const PRESENT_VERTEX_SHADER = `#version 300 es
+out vec2 vUV;
+void main() {
+  vec2 p = vec2(float((gl_VertexID << 1) & 2), float(gl_VertexID & 2));
+  vUV = p;
+  gl_Position = vec4(p * 2.0 - 1.0, 0.0, 1.0);
+}
+`;
+
+const PRESENT_FRAGMENT_SHADER = `#version 300 es
+precision mediump float;
+uniform sampler2D uFrame;
+in vec2 vUV;
+out vec4 outColor;
+void main() { outColor = texture(uFrame, vUV); }
+`;
+
 export class MoleculeViewer {
   /**
    * @param {HTMLCanvasElement} canvas sized by CSS; the drawing buffer follows it
@@ -131,8 +157,15 @@ export class MoleculeViewer {
     this._scratchMat = mat4.create();
 
     this._program = null;
+    this._presentProgram = null; // draws the half-resolution motion frame over the canvas
+    this._motion = null;
     this._uniforms = null;
     this._gpu = [];
+    this._coarse = [];         // the coarse version drawn while the view moves (loadCoarse)
+    this._coarseModel = null;
+    this._fullFrameMs = null;  // what one full frame costs, GPU included, once measured
+    this._movedAt = -Infinity;
+    this._settleTimer = 0;
     this._raf = 0;
     this._disposed = false;
     this._contextLost = false;
@@ -161,6 +194,32 @@ export class MoleculeViewer {
    */
   async load(url, { signal, onProgress } = {}) {
     const serial = ++this._loadSerial;
+    const parsed = await this._fetchGLB(url, serial, { signal, onProgress });
+    this.setModel(parsed);
+    return parsed;
+  }
+
+  /**
+   * Downloads a coarser version of the shown model, drawn instead of it while the view moves when
+   * a full frame is too slow for smooth motion (software GL, weak phones); still views stay full.
+   */
+  async loadCoarse(url, { signal } = {}) {
+    const serial = this._loadSerial;
+    const parsed = await this._fetchGLB(url, serial, { signal });
+    this._release(this._coarse);
+    this._coarseModel = parsed;
+    this._coarse = this._contextLost ? [] : this._upload(parsed);
+  }
+
+  /** Triangles in the shown model, counting each instance. */
+  get triangleCount() {
+    if (!this.model) return 0;
+    const perMesh = this.model.meshes.map((mesh) => mesh.primitives.reduce((n, p) =>
+      n + Math.floor((p.indices ? p.indices.length : p.vertexCount) / 3), 0));
+    return this.model.nodes.reduce((n, node) => n + (perMesh[node.mesh] ?? 0), 0);
+  }
+
+  async _fetchGLB(url, serial, { signal, onProgress } = {}) {
     let response;
     try {
       response = await fetch(url, { signal });
@@ -179,10 +238,7 @@ export class MoleculeViewer {
     }
     if (signal?.aborted) throw signal.reason ?? abortError('The model load was cancelled.');
     if (serial !== this._loadSerial || this._disposed) throw abortError('A newer model load replaced this one.');
-
-    const parsed = parseGLB(buffer);
-    this.setModel(parsed);
-    return parsed;
+    return parseGLB(buffer);
   }
 
   /** Shows an already parsed model (parseGLB's result), or nothing for null. */
@@ -191,9 +247,13 @@ export class MoleculeViewer {
       throw new TypeError('setModel expects the result of parseGLB() or null.');
     }
     this._releaseModel();
+    this._release(this._coarse);
+    this._coarse = [];
+    this._coarseModel = null;
+    this._fullFrameMs = null;
     this.model = parsed;
     this.firstFrameAt = null;
-    if (parsed && !this._contextLost) this._upload(parsed);
+    if (parsed && !this._contextLost) this._gpu = this._upload(parsed);
     this._fitCamera();
     this.requestRender();
   }
@@ -206,16 +266,24 @@ export class MoleculeViewer {
       this._raf = 0;
     }
     const start = performance.now();
-    this._draw();
-    if (this._syncFrameTiming) {
+    const drawn = this._draw();  // 'full', 'coarse' or null (nothing to draw)
+    const drewFull = drawn === 'full';
+    // The first full frame of a model waits for the GPU once, to learn what a full frame costs.
+    const probe = drewFull && this._gpu.length > 0 && this._fullFrameMs === null;
+    if (this._syncFrameTiming || probe) {
       const gl = this.gl;
       gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, this._pixel);
     }
     const end = performance.now();
+    if (probe) this._fullFrameMs = end - start;
+    if (drawn === 'coarse') {
+      clearTimeout(this._settleTimer);
+      this._settleTimer = setTimeout(() => this.requestRender(), SETTLE_MS);
+    }
     this.frameTimes.push(end - start);
     if (this.frameTimes.length > FRAME_HISTORY) this.frameTimes.splice(0, this.frameTimes.length - FRAME_HISTORY);
     if (this.model && this.firstFrameAt === null) this.firstFrameAt = end;
-    this.canvas.dispatchEvent(new CustomEvent('viewer-frame', { detail: { duration: end - start } }));
+    this.canvas.dispatchEvent(new CustomEvent('viewer-frame', { detail: { duration: end - start, coarse: drawn === 'coarse' } }));
   }
 
   /** Schedules one frame on the next animation frame, if none is pending. */
@@ -230,6 +298,7 @@ export class MoleculeViewer {
   /** A PNG of the canvas alone (no page chrome). */
   snapshot() {
     if (this._disposed) return Promise.reject(new Error('The viewer has been closed.'));
+    this._movedAt = -Infinity;  // a picture is always of the full model
     this.render();
     return new Promise((resolve, reject) => {
       this.canvas.toBlob((blob) => {
@@ -264,7 +333,11 @@ export class MoleculeViewer {
     this._events.abort();
     this._resizeObserver?.disconnect();
     this._releaseModel();
+    this._release(this._coarse);
+    this._releaseMotionTarget();
+    clearTimeout(this._settleTimer);
     if (this._program && !this._contextLost) this.gl.deleteProgram(this._program);
+    if (this._presentProgram && !this._contextLost) this.gl.deleteProgram(this._presentProgram);
     this._program = null;
     this.model = null;
   }
@@ -273,19 +346,7 @@ export class MoleculeViewer {
 
   _initGL() {
     const gl = this.gl;
-    const program = gl.createProgram();
-    const vertex = compileShader(gl, gl.VERTEX_SHADER, VERTEX_SHADER);
-    const fragment = compileShader(gl, gl.FRAGMENT_SHADER, FRAGMENT_SHADER);
-    gl.attachShader(program, vertex);
-    gl.attachShader(program, fragment);
-    gl.linkProgram(program);
-    gl.deleteShader(vertex);
-    gl.deleteShader(fragment);
-    if (!gl.getProgramParameter(program, gl.LINK_STATUS) && !gl.isContextLost()) {
-      const log = gl.getProgramInfoLog(program);
-      gl.deleteProgram(program);
-      throw new Error(`The 3D viewer's shaders failed to link: ${log}`);
-    }
+    const program = linkProgram(gl, VERTEX_SHADER, FRAGMENT_SHADER);
     this._program = program;
     this._uniforms = {
       view: gl.getUniformLocation(program, 'uView'),
@@ -298,8 +359,10 @@ export class MoleculeViewer {
     gl.disable(gl.CULL_FACE);
   }
 
+  // Uploads a parsed model's meshes, one instance per node; returns what _release frees.
   _upload(parsed) {
     const gl = this.gl;
+    const uploaded = [];
     const matricesByMesh = new Map();
     for (const node of parsed.nodes) {
       if (!matricesByMesh.has(node.mesh)) matricesByMesh.set(node.mesh, []);
@@ -319,7 +382,7 @@ export class MoleculeViewer {
       gl.bindBuffer(gl.ARRAY_BUFFER, instanceBuffer);
       gl.bufferData(gl.ARRAY_BUFFER, instances, gl.STATIC_DRAW);
       const entry = { instanceBuffer, instanceCount: matrices.length, primitives: [] };
-      this._gpu.push(entry);
+      uploaded.push(entry);
 
       for (const primitive of mesh.primitives) {
         const vao = gl.createVertexArray();
@@ -353,15 +416,21 @@ export class MoleculeViewer {
     }
     gl.bindBuffer(gl.ARRAY_BUFFER, null);
     if (gl.getError() === gl.OUT_OF_MEMORY) {
-      this._releaseModel();
+      this._release(uploaded);
       throw new Error('This model is too large for the graphics memory of this device.');
     }
+    return uploaded;
   }
 
   _releaseModel() {
+    this._release(this._gpu);
+    this._gpu = [];
+  }
+
+  _release(uploaded) {
     const gl = this.gl;
     if (!this._contextLost) {
-      for (const mesh of this._gpu) {
+      for (const mesh of uploaded) {
         for (const primitive of mesh.primitives) {
           gl.deleteVertexArray(primitive.vao);
           for (const buffer of primitive.buffers) gl.deleteBuffer(buffer);
@@ -369,26 +438,88 @@ export class MoleculeViewer {
         gl.deleteBuffer(mesh.instanceBuffer);
       }
     }
-    this._gpu = [];
   }
 
   _draw() {
     const gl = this.gl;
     const { width, height } = this.canvas;
     this._updateMatrices();
-    gl.bindFramebuffer(gl.FRAMEBUFFER, null);
-    gl.viewport(0, 0, width, height);
+    const moving = performance.now() - this._movedAt < SETTLE_MS;
+    const coarse = moving && this._gpu.length > 0 && this._coarse.length > 0 && this._fullFrameMs > FRAME_BUDGET_MS;
+    // A slow device in motion also draws at a lower resolution (no multisampling), then scales it up.
+    const target = coarse ? this._motionTarget(width, height) : null;
+    gl.bindFramebuffer(gl.FRAMEBUFFER, target?.framebuffer ?? null);
+    gl.viewport(0, 0, target?.width ?? width, target?.height ?? height);
     const [r, g, b] = this._background;
     gl.clearColor(r, g, b, 1);
     gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
-    if (this._gpu.length === 0 || !this._program) return;
+    if (this._gpu.length === 0 || !this._program) return null;
 
     gl.useProgram(this._program);
     gl.uniformMatrix4fv(this._uniforms.view, false, this._view);
     gl.uniformMatrix4fv(this._uniforms.projection, false, this._projection);
     gl.uniform3fv(this._uniforms.background, this._background);
     gl.uniform3fv(this._uniforms.fog, this._fogRange);
-    for (const mesh of this._gpu) {
+    this._drawMeshes(coarse ? this._coarse : this._gpu);
+    if (target) this._present(target, width, height);
+    return coarse ? 'coarse' : 'full';
+  }
+
+  // An offscreen colour texture and depth buffer, a fraction of the canvas's size.
+  _motionTarget(width, height) {
+    const scale = Math.min(MOTION_RESOLUTION, Math.sqrt(MOTION_PIXELS / (width * height)));
+    const w = Math.max(1, Math.round(width * scale));
+    const h = Math.max(1, Math.round(height * scale));
+    if (this._motion?.width === w && this._motion?.height === h) return this._motion;
+    this._releaseMotionTarget();
+    const gl = this.gl;
+    const texture = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D, texture);
+    gl.texStorage2D(gl.TEXTURE_2D, 1, gl.RGBA8, w, h);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.LINEAR);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.LINEAR);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
+    const depth = gl.createRenderbuffer();
+    gl.bindRenderbuffer(gl.RENDERBUFFER, depth);
+    gl.renderbufferStorage(gl.RENDERBUFFER, gl.DEPTH_COMPONENT24, w, h);
+    const framebuffer = gl.createFramebuffer();
+    gl.bindFramebuffer(gl.FRAMEBUFFER, framebuffer);
+    gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, texture, 0);
+    gl.framebufferRenderbuffer(gl.FRAMEBUFFER, gl.DEPTH_ATTACHMENT, gl.RENDERBUFFER, depth);
+    if (!this._presentProgram) this._presentProgram = linkProgram(gl, PRESENT_VERTEX_SHADER, PRESENT_FRAGMENT_SHADER);
+    this._motion = { framebuffer, texture, depth, width: w, height: h };
+    return this._motion;
+  }
+
+  // Stretches the offscreen frame over the canvas (one triangle that covers it).
+  _present(target, width, height) {
+    const gl = this.gl;
+    gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+    gl.viewport(0, 0, width, height);
+    gl.disable(gl.DEPTH_TEST);
+    gl.useProgram(this._presentProgram);
+    gl.activeTexture(gl.TEXTURE0);
+    gl.bindTexture(gl.TEXTURE_2D, target.texture);
+    gl.bindVertexArray(null);
+    gl.drawArrays(gl.TRIANGLES, 0, 3);
+    gl.enable(gl.DEPTH_TEST);
+  }
+
+  _releaseMotionTarget() {
+    if (!this._motion) return;
+    if (!this._contextLost) {
+      const gl = this.gl;
+      gl.deleteFramebuffer(this._motion.framebuffer);
+      gl.deleteTexture(this._motion.texture);
+      gl.deleteRenderbuffer(this._motion.depth);
+    }
+    this._motion = null;
+  }
+
+  _drawMeshes(uploaded) {
+    const gl = this.gl;
+    for (const mesh of uploaded) {
       for (const primitive of mesh.primitives) {
         gl.bindVertexArray(primitive.vao);
         if (primitive.indexType) {
@@ -399,6 +530,61 @@ export class MoleculeViewer {
       }
     }
     gl.bindVertexArray(null);
+  }
+
+  // --- AR --------------------------------------------------------------------
+
+  /**
+   * Draws one AR frame into `framebuffer` (a WebXR layer's): for each view, the model moved by
+   * `placement` and any `overlays` ({model: an upload() result, matrix}) such as the reticle, with the
+   * view's own matrices, no fog and a transparent background so the camera image shows through.
+   * @param {WebGLFramebuffer|null} framebuffer
+   * @param {{viewport: {x: number, y: number, width: number, height: number}, view: Float32Array, projection: Float32Array}[]} views
+   *   view: the inverse of the eye's pose (world → eye), column-major
+   * @param {Float32Array|null} placement model → world, or null while the model is not placed
+   */
+  drawXR(framebuffer, views, placement, overlays = []) {
+    if (this._disposed || this._contextLost || !this._program) return;
+    const gl = this.gl;
+    const start = performance.now();
+    const eye = this._scratchMat;
+    gl.bindFramebuffer(gl.FRAMEBUFFER, framebuffer);
+    gl.clearColor(0, 0, 0, 0);
+    gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
+    gl.useProgram(this._program);
+    gl.uniform3fv(this._uniforms.background, this._background);
+    gl.uniform3f(this._uniforms.fog, 0, 1, 0);
+    for (const { viewport, view, projection } of views) {
+      gl.viewport(viewport.x, viewport.y, viewport.width, viewport.height);
+      gl.uniformMatrix4fv(this._uniforms.projection, false, projection);
+      // Placing is folding the placement into the view: the shader takes one model-view matrix.
+      if (placement) {
+        gl.uniformMatrix4fv(this._uniforms.view, false, mat4.multiply(eye, view, placement));
+        this._drawMeshes(this._gpu);
+      }
+      for (const overlay of overlays) {
+        gl.uniformMatrix4fv(this._uniforms.view, false, mat4.multiply(eye, view, overlay.matrix));
+        this._drawMeshes(overlay.model);
+      }
+    }
+    const end = performance.now();
+    this.frameTimes.push(end - start);
+    if (this.frameTimes.length > FRAME_HISTORY) this.frameTimes.splice(0, this.frameTimes.length - FRAME_HISTORY);
+    this.canvas.dispatchEvent(new CustomEvent('viewer-frame', { detail: { duration: end - start, xr: true } }));
+  }
+
+  /** Uploads extra geometry (parseGLB's shape) for drawXR overlays; free it with releaseOverlay. */
+  uploadOverlay(parsed) {
+    return this._contextLost ? [] : this._upload(parsed);
+  }
+
+  releaseOverlay(uploaded) {
+    this._release(uploaded);
+  }
+
+  /** The shown model's bounding sphere ({center, radius}, model units), for placing it in AR. */
+  get bounds() {
+    return { center: Array.from(this._center), radius: this._radius };
   }
 
   // --- Camera --------------------------------------------------------------
@@ -457,6 +643,7 @@ export class MoleculeViewer {
     quat.multiply(this._rotation, q, this._rotation);
     quat.normalize(this._rotation, this._rotation);
     this._userMoved = true;
+    this._movedAt = performance.now();
     this.requestRender();
   }
 
@@ -470,6 +657,7 @@ export class MoleculeViewer {
     vec3.scaleAndAdd(this._target, this._target, right, -dx * worldPerPixel);
     vec3.scaleAndAdd(this._target, this._target, up, dy * worldPerPixel);
     this._userMoved = true;
+    this._movedAt = performance.now();
     this.requestRender();
   }
 
@@ -480,6 +668,7 @@ export class MoleculeViewer {
     const max = this._radius * MAX_DISTANCE_RADII;
     this._distance = Math.min(max, Math.max(min, this._distance * factor));
     this._userMoved = true;
+    this._movedAt = performance.now();
     this.requestRender();
   }
 
@@ -574,12 +763,16 @@ export class MoleculeViewer {
       if (this._raf) cancelAnimationFrame(this._raf);
       this._raf = 0;
       this._gpu = [];
+      this._coarse = [];
       this._program = null;
+      this._presentProgram = null;
+      this._motion = null;
     }, options);
     canvas.addEventListener('webglcontextrestored', () => {
       this._contextLost = false;
       this._initGL();
-      if (this.model) this._upload(this.model);
+      if (this.model) this._gpu = this._upload(this.model);
+      if (this._coarseModel) this._coarse = this._upload(this._coarseModel);
       this.requestRender();
     }, options);
   }
@@ -707,6 +900,23 @@ export class MoleculeViewer {
 }
 
 // --- Helpers ---------------------------------------------------------------
+
+function linkProgram(gl, vertexSource, fragmentSource) {
+  const program = gl.createProgram();
+  const vertex = compileShader(gl, gl.VERTEX_SHADER, vertexSource);
+  const fragment = compileShader(gl, gl.FRAGMENT_SHADER, fragmentSource);
+  gl.attachShader(program, vertex);
+  gl.attachShader(program, fragment);
+  gl.linkProgram(program);
+  gl.deleteShader(vertex);
+  gl.deleteShader(fragment);
+  if (!gl.getProgramParameter(program, gl.LINK_STATUS) && !gl.isContextLost()) {
+    const log = gl.getProgramInfoLog(program);
+    gl.deleteProgram(program);
+    throw new Error(`The 3D viewer's shaders failed to link: ${log}`);
+  }
+  return program;
+}
 
 function compileShader(gl, type, source) {
   const shader = gl.createShader(type);

@@ -1,0 +1,225 @@
+// AR in the browser through WebXR (`immersive-ar` with hit-test, as Android Chrome offers): a
+// reticle on the surfaces the phone finds, tap to place the molecule, drag to move it, pinch to
+// scale, twist to turn, and a status line that says what to do next. It draws with the page's own
+// MoleculeViewer, so the model on the table is the one already loaded, with nothing downloaded again.
+import { mat4, quat } from './math.js';
+
+// The molecule's diameter on the table at scale 1: big enough to walk around, small enough to fit.
+const TABLE_SIZE_M = 0.3;
+const MIN_SCALE = 0.1;
+const MAX_SCALE = 10;
+
+export const AR_STATUS = {
+  searching: 'Move your phone slowly to find a surface.',
+  found: 'Tap to place the molecule.',
+  placed: 'Drag to move it, pinch to scale, twist with two fingers to turn.',
+  lost: 'Tracking lost: move your phone slowly, in good light.',
+};
+
+/** Whether this browser can start an immersive AR session (false when unsure). */
+export async function immersiveARSupported() {
+  try {
+    return Boolean(navigator.xr && (await navigator.xr.isSessionSupported('immersive-ar')));
+  } catch {
+    return false;
+  }
+}
+
+export class ARPlacement {
+  /**
+   * @param {import('./viewer.js').MoleculeViewer} viewer holds the loaded model and the GL context
+   * @param {HTMLElement} overlay shown over the camera image (WebXR DOM overlay): status line, Exit
+   * @param {{onStatus?: (text: string) => void, onEnd?: () => void}} callbacks
+   */
+  constructor(viewer, overlay, { onStatus = () => {}, onEnd = () => {} } = {}) {
+    this.viewer = viewer;
+    this.overlay = overlay;
+    this.onStatus = onStatus;
+    this.onEnd = onEnd;
+    this.session = null;
+    this.position = null;        // where the molecule stands (metres, local space), null until placed
+    this.scale = 1;              // the person's pinch, on top of TABLE_SIZE_M
+    this.turn = 0;               // the person's twist about the vertical, radians
+    this._status = '';
+    this._dragging = false;
+    this._reticle = null;        // the latest hit pose's matrix
+    this._gesture = null;        // two-finger pinch/twist in progress
+    this._pointers = new Map();
+    this._placement = mat4.create();
+    this._events = new AbortController();
+  }
+
+  /** Starts the session; rejects with a readable Error when the device cannot. */
+  async start() {
+    const { viewer, overlay } = this;
+    let session;
+    try {
+      session = await navigator.xr.requestSession('immersive-ar', {
+        requiredFeatures: ['hit-test'],
+        optionalFeatures: ['dom-overlay'],
+        domOverlay: { root: overlay },
+      });
+    } catch (error) {
+      throw new Error(`This device could not start AR (${error?.message ?? error}).`, { cause: error });
+    }
+    this.session = session;
+    try {
+      const gl = viewer.gl;
+      await gl.makeXRCompatible?.();
+      session.updateRenderState({ baseLayer: new XRWebGLLayer(session, gl) });
+      this.space = await session.requestReferenceSpace('local');
+      const viewerSpace = await session.requestReferenceSpace('viewer');
+      this.hitSource = await session.requestHitTestSource({ space: viewerSpace });
+      // Finger hits, for dragging the placed molecule; not every browser offers them.
+      this.touchHitSource = await session.requestHitTestSourceForTransientInput?.({ profile: 'generic-touchscreen' }).catch(() => null);
+    } catch (error) {
+      session.end().catch(() => {});
+      throw new Error(`AR started but could not track surfaces (${error?.message ?? error}).`, { cause: error });
+    }
+    this.reticle = viewer.uploadOverlay(reticleMesh());
+    overlay.hidden = false;
+    this._listen();
+    this._say(AR_STATUS.searching);
+    session.requestAnimationFrame((t, frame) => this._frame(frame));
+  }
+
+  end() {
+    this.session?.end().catch(() => {});
+  }
+
+  _listen() {
+    const { session, overlay } = this;
+    const signal = this._events.signal;
+    session.addEventListener('select', () => {
+      if (!this.position && this._reticle) this._placeAt(this._reticle.slice(12, 15));
+    }, { signal });
+    session.addEventListener('selectstart', () => { if (this.position) this._dragging = true; }, { signal });
+    session.addEventListener('selectend', () => { this._dragging = false; }, { signal });
+    session.addEventListener('end', () => this._finish(), { signal });
+
+    // Two fingers on the overlay: pinch scales, twist turns (the DOM sees touches; WebXR sees selects).
+    overlay.addEventListener('pointerdown', (e) => {
+      this._pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
+      if (this._pointers.size === 2) {
+        this._dragging = false;
+        this._gesture = { ...twoFingers(this._pointers), scale: this.scale, turn: this.turn };
+      }
+    }, { signal });
+    overlay.addEventListener('pointermove', (e) => {
+      if (!this._pointers.has(e.pointerId)) return;
+      this._pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
+      if (!this._gesture || this._pointers.size !== 2) return;
+      const now = twoFingers(this._pointers);
+      if (this._gesture.spread > 0) {
+        this.scale = Math.min(MAX_SCALE, Math.max(MIN_SCALE, this._gesture.scale * (now.spread / this._gesture.spread)));
+      }
+      this.turn = this._gesture.turn - (now.angle - this._gesture.angle);
+      overlay.dataset.scale = this.scale.toFixed(2);
+      overlay.dataset.turn = (this.turn * 180 / Math.PI).toFixed(0);
+    }, { signal });
+    const lift = (e) => {
+      this._pointers.delete(e.pointerId);
+      if (this._pointers.size < 2) this._gesture = null;
+    };
+    overlay.addEventListener('pointerup', lift, { signal });
+    overlay.addEventListener('pointercancel', lift, { signal });
+    // Buttons on the overlay must not also place or drag the molecule.
+    overlay.addEventListener('beforexrselect', (e) => { if (e.target.closest('button, a')) e.preventDefault(); }, { signal });
+  }
+
+  _placeAt(position) {
+    this._moveTo(position);
+    this.overlay.dataset.placed = 'true';
+    this.overlay.dataset.scale = this.scale.toFixed(2);
+    this.overlay.dataset.turn = '0';
+  }
+
+  _moveTo(position) {
+    this.position = Array.from(position);
+    // Where it stands, in the overlay's data, for tests and for anyone inspecting the page.
+    this.overlay.dataset.position = this.position.map((v) => v.toFixed(2)).join(' ');
+  }
+
+  _frame(frame) {
+    const session = this.session;
+    if (!session) return;
+    session.requestAnimationFrame((t, next) => this._frame(next));
+    const pose = frame.getViewerPose(this.space);
+    if (!pose) {
+      this._say(AR_STATUS.lost);
+      return;
+    }
+    const hits = frame.getHitTestResults(this.hitSource);
+    this._reticle = hits.length ? hits[0].getPose(this.space)?.transform.matrix ?? null : null;
+    if (this._dragging && this.touchHitSource && !this._gesture) {
+      for (const { results } of frame.getHitTestResultsForTransientInput(this.touchHitSource)) {
+        const hit = results[0]?.getPose(this.space);
+        if (hit) this._moveTo([hit.transform.position.x, hit.transform.position.y, hit.transform.position.z]);
+      }
+    }
+    this._say(this.position ? AR_STATUS.placed : this._reticle ? AR_STATUS.found : AR_STATUS.searching);
+
+    const layer = session.renderState.baseLayer;
+    const views = pose.views.map((view) => ({
+      viewport: layer.getViewport(view),
+      view: view.transform.inverse.matrix,
+      projection: view.projectionMatrix,
+    }));
+    const overlays = this._reticle && (!this.position || this._dragging) ? [{ model: this.reticle, matrix: this._reticle }] : [];
+    this.viewer.drawXR(layer.framebuffer, views, this.position ? this._placementMatrix() : null, overlays);
+  }
+
+  // model → world: the bounding sphere's centre stands one radius above the surface point, turned and scaled.
+  _placementMatrix() {
+    const { center, radius } = this.viewer.bounds;
+    const k = (TABLE_SIZE_M / 2 / (radius || 1)) * this.scale;
+    const m = mat4.fromTRS(this._placement, null, quat.setAxisAngle(quat.create(), [0, 1, 0], this.turn), [k, k, k]);
+    const lifted = [this.position[0], this.position[1] + radius * k, this.position[2]];
+    for (let i = 0; i < 3; i++) {
+      m[12 + i] = lifted[i] - (m[i] * center[0] + m[4 + i] * center[1] + m[8 + i] * center[2]);
+    }
+    return m;
+  }
+
+  _say(text) {
+    if (text === this._status) return;
+    this._status = text;
+    this.onStatus(text);
+  }
+
+  _finish() {
+    this._events.abort();
+    this.viewer.releaseOverlay(this.reticle ?? []);
+    this.session = null;
+    this.overlay.hidden = true;
+    delete this.overlay.dataset.placed;
+    delete this.overlay.dataset.position;
+    this.viewer.requestRender();
+    this.onEnd();
+  }
+}
+
+function twoFingers(pointers) {
+  const [a, b] = [...pointers.values()];
+  return { spread: Math.hypot(b.x - a.x, b.y - a.y), angle: Math.atan2(b.y - a.y, b.x - a.x) };
+}
+
+// A flat ring lying on the surface (the hit pose's y axis is the surface normal), 8 cm across.
+function reticleMesh() {
+  const segments = 48, inner = 0.03, outer = 0.04;
+  const positions = new Float32Array(segments * 2 * 3);
+  const normals = new Float32Array(segments * 2 * 3);
+  const colors = new Float32Array(segments * 2 * 4).fill(1);
+  const indices = new Uint16Array(segments * 6);
+  for (let i = 0; i < segments; i++) {
+    const a = (i / segments) * Math.PI * 2, c = Math.cos(a), s = Math.sin(a);
+    positions.set([c * inner, 0, s * inner, c * outer, 0, s * outer], i * 6);
+    normals.set([0, 1, 0, 0, 1, 0], i * 6);
+    const j = (i + 1) % segments;
+    indices.set([2 * i, 2 * i + 1, 2 * j + 1, 2 * i, 2 * j + 1, 2 * j], i * 6);
+  }
+  return {
+    meshes: [{ primitives: [{ positions, normals, colors, indices, vertexCount: segments * 2 }] }],
+    nodes: [{ mesh: 0, matrix: mat4.create() }],
+  };
+}
