@@ -2,7 +2,7 @@
 Data API) on loopback, a real `proteinar serve` that uses it, and a headless Chromium (Debian's
 chromium and chromium-driver; WebGL2 through SwiftShader) driven over the W3C WebDriver protocol,
 with chromedriver's CDP passthrough for what WebDriver lacks (scripts before the page's own)."""
-import base64, http.server, json, os, re, shutil, socket, subprocess, tempfile, threading, time, urllib.request
+import base64, http.server, json, os, re, shutil, socket, subprocess, tempfile, threading, time, urllib.error, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "Tests", "Fixtures", "structures")
@@ -122,10 +122,15 @@ class Browser:
         self.wd("POST", self.s + "/actions", {"actions": [{"type": "key", "id": "keyboard", "actions": actions}]})
 
     def wait(self, script, timeout=60, *args):
+        """Polls `script` until it returns something truthy; script errors (a page mid-navigation)
+        count as not yet, up to the timeout."""
         end = time.time() + timeout
         while time.time() < end:
-            v = self.js(script, *args)
-            if v: return v
+            try:
+                v = self.js(script, *args)
+                if v: return v
+            except urllib.error.HTTPError:
+                pass
             time.sleep(0.2)
         return None
 

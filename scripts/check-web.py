@@ -207,9 +207,9 @@ try:
     check("keyboard only: Tab to Explore, type an ID, Enter fetches and shows it", ok)
     ok = tab_to(b, "#style")
     if ok:
-        before = js("return document.getElementById('style').value")
+        before = js(CANVAS)
         b.keys("\ue015")  # ArrowDown picks the next style
-        ok = bool(wait("return document.getElementById('style').value !== arguments[0] && document.getElementById('status').textContent.startsWith('5PTI')", 90, before))
+        ok = bool(wait("const v = (() => {" + CANVAS + "})(); return v && v[1] !== arguments[0] && document.getElementById('style').value !== 'auto' && document.getElementById('status').textContent.startsWith('5PTI')", 90, before[1] if before else 0))
     check("keyboard only: the style picker changes the view with the arrow keys", ok)
     js("""window.__saved = null; const click = HTMLAnchorElement.prototype.click;
           HTMLAnchorElement.prototype.click = function () { if (this.download) { window.__saved = this.href; return; } return click.call(this); };""")
@@ -259,9 +259,12 @@ try:
     check("View in AR starts an immersive-ar session with hit-test and says to look for a surface",
           bool(st and "find a surface" in st) and init == 'immersive-ar ["hit-test"]', f"{st} / {init}")
     check("the AR overlay takes keyboard focus on Exit AR", phone.js("return document.activeElement.id") == "ar-exit")
+    empty = phone.wait("const v = (() => {" + DRAWN + "})(); return v === 0 ? 'clear' : null", 10)
+    check("before a surface is found the AR layer is clear (the camera shows through)", empty == "clear",
+          str(phone.js("return (() => {" + DRAWN + "})()")))
     phone.js("window.__xr.surface = true")
     st = phone.wait("const s = document.getElementById('ar-status').textContent; return s.includes('Tap to place') && s", 10)
-    ring = phone.wait("const v = (() => {" + DRAWN + "})(); return v > 0 && v", 10)
+    ring = phone.wait("const v = (() => {" + DRAWN + "})(); return v > 0 && v < 0.05 && v", 10)
     check("a surface found: the reticle is drawn and the status says to tap", bool(st and ring), f"{st} / {ring}")
     phone.js("window.__xr.session.dispatchEvent(new Event('select'))")
     st = phone.wait("const o = document.getElementById('ar-overlay'); const s = document.getElementById('ar-status').textContent; return o.dataset.placed && s.includes('pinch') && s", 10)
@@ -280,7 +283,8 @@ try:
           phone.js("return document.getElementById('ar-overlay').dataset.position"))
     phone.click("#ar-exit")
     st = phone.wait("return document.getElementById('ar-overlay').hidden && document.getElementById('status').textContent", 10)
-    check("Exit AR ends the session and returns to the page", bool(st and st.startswith("Left AR")), str(st))
+    opaque = phone.wait("const v = (() => {" + DRAWN + "})(); return v === 1 && v", 10)
+    check("Exit AR ends the session and returns to the page's own 3D view", bool(st and st.startswith("Left AR") and opaque), f"{st} / {opaque}")
 except Exception as e:
     check("the Android AR run finished", False, repr(e))
 finally:

@@ -131,6 +131,8 @@ const COARSE_ABOVE_TRIANGLES = 40000;
 const COARSE_TRIANGLES = 20000;
 async function loadCoarse(id, signal) {
   if (viewer.triangleCount <= COARSE_ABOVE_TRIANGLES) return;
+  await viewer.frameCostKnown();
+  if (!viewer.slowFrames || signal.aborted) return;
   try {
     const url = await api.prepareModel(id, 'glb', { ...modelOptions(), 'max-triangles': COARSE_TRIANGLES }, { signal });
     await viewer.loadCoarse(url, { signal });
@@ -270,22 +272,26 @@ function updateAR() {
 
 async function viewInAR() {
   if (!current || !viewer?.model || arSession) return;
-  if (await immersiveARSupported()) {
+  arSession = 'starting';  // a second tap while this one awaits must not start another session
+  const supported = await immersiveARSupported();
+  if (supported) {
     const placement = new ARPlacement(viewer, $('ar-overlay'), {
       onStatus: (text) => { $('ar-status').textContent = text; },
-      onEnd: () => { arSession = null; say(`Left AR. ${current.id}: ${current.title}`); $('ar-button')?.focus(); },
+      onEnd: () => { arSession = null; say(current ? `Left AR. ${current.id}: ${current.title}` : 'Left AR.'); $('ar-button')?.focus(); },
     });
     try {
-      arSession = placement;
       await placement.start();
+      arSession = placement;
       $('ar-exit').focus();
-      return;
     } catch (error) {
+      // Refused (the camera prompt, say): say why; Scene Viewer stays one tap away on Android.
       arSession = null;
-      say(isAndroid ? `${error.message} Opening Scene Viewer instead…` : error.message, { error: true });
-      if (!isAndroid) return;
+      say(isAndroid ? `${error.message} You can open the model in Scene Viewer instead.` : error.message, { error: true });
+      $('scene-viewer-link')?.focus();
     }
+    return;
   }
+  arSession = null;
   const { glb } = modelURLs();
   if (isAndroid) {
     location.href = sceneViewerURL(glb);
@@ -303,7 +309,7 @@ async function viewInAR() {
   }
   $('ar-help').showModal();
 }
-$('ar-exit').addEventListener('click', () => arSession?.end());
+$('ar-exit').addEventListener('click', () => arSession?.end?.());
 
 // ---- Capture ----
 function flash() {

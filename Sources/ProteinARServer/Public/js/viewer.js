@@ -164,6 +164,8 @@ export class MoleculeViewer {
     this._coarse = [];         // the coarse version drawn while the view moves (loadCoarse)
     this._coarseModel = null;
     this._fullFrameMs = null;  // what one full frame costs, GPU included, once measured
+    this._probes = 0;
+    this._frameCostWaiters = [];
     this._movedAt = -Infinity;
     this._settleTimer = 0;
     this._raf = 0;
@@ -211,6 +213,17 @@ export class MoleculeViewer {
     this._coarse = this._contextLost ? [] : this._upload(parsed);
   }
 
+  /** Resolves once the shown model's full-frame cost has been measured. */
+  frameCostKnown() {
+    if (this._probes >= 2 || (this._probes === 1 && this._fullFrameMs <= FRAME_BUDGET_MS)) return Promise.resolve();
+    return new Promise((resolve) => this._frameCostWaiters.push(resolve));
+  }
+
+  /** Whether full frames of the shown model are too slow for smooth motion on this device. */
+  get slowFrames() {
+    return this._fullFrameMs !== null && this._fullFrameMs > FRAME_BUDGET_MS;
+  }
+
   /** Triangles in the shown model, counting each instance. */
   get triangleCount() {
     if (!this.model) return 0;
@@ -251,6 +264,8 @@ export class MoleculeViewer {
     this._coarse = [];
     this._coarseModel = null;
     this._fullFrameMs = null;
+    this._probes = 0;
+    this._frameCostWaiters.splice(0).forEach((resolve) => resolve());
     this.model = parsed;
     this.firstFrameAt = null;
     if (parsed && !this._contextLost) this._gpu = this._upload(parsed);
@@ -268,14 +283,20 @@ export class MoleculeViewer {
     const start = performance.now();
     const drawn = this._draw();  // 'full', 'coarse' or null (nothing to draw)
     const drewFull = drawn === 'full';
-    // The first full frame of a model waits for the GPU once, to learn what a full frame costs.
-    const probe = drewFull && this._gpu.length > 0 && this._fullFrameMs === null;
+    // The first full frames of a model wait for the GPU, to learn what a full frame costs: the
+    // cheaper of two, as the first also pays for shader and upload work.
+    const probe = drewFull && this._gpu.length > 0 && this._probes < 2;
     if (this._syncFrameTiming || probe) {
       const gl = this.gl;
       gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, this._pixel);
     }
     const end = performance.now();
-    if (probe) this._fullFrameMs = end - start;
+    if (probe) {
+      this._fullFrameMs = Math.min(this._fullFrameMs ?? Infinity, end - start);
+      this._probes += 1;
+      if (this._probes === 1 && this._fullFrameMs > FRAME_BUDGET_MS) this.requestRender();
+      else this._frameCostWaiters.splice(0).forEach((resolve) => resolve());
+    }
     if (drawn === 'coarse') {
       clearTimeout(this._settleTimer);
       this._settleTimer = setTimeout(() => this.requestRender(), SETTLE_MS);

@@ -93,14 +93,22 @@ export class ARPlacement {
     session.addEventListener('select', () => {
       if (!this.position && this._reticle) this._placeAt(this._reticle.slice(12, 15));
     }, { signal });
-    session.addEventListener('selectstart', () => { if (this.position) this._dragging = true; }, { signal });
+    session.addEventListener('selectstart', () => {
+      if (!this.position) return;
+      this._dragging = true;
+      this._dragFrom = this.position.slice();
+    }, { signal });
     session.addEventListener('selectend', () => { this._dragging = false; }, { signal });
     session.addEventListener('end', () => this._finish(), { signal });
+    // A lost GL context takes the layer and the reticle with it: leave AR rather than draw nothing.
+    this.viewer.canvas.addEventListener('webglcontextlost', () => this.end(), { signal });
 
     // Two fingers on the overlay: pinch scales, twist turns (the DOM sees touches; WebXR sees selects).
     overlay.addEventListener('pointerdown', (e) => {
       this._pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
       if (this._pointers.size === 2) {
+        // The first finger started a drag; a pinch it is, so undo what that drag moved.
+        if (this._dragging && this._dragFrom) this._moveTo(this._dragFrom);
         this._dragging = false;
         this._gesture = { ...twoFingers(this._pointers), scale: this.scale, turn: this.turn };
       }
@@ -165,7 +173,8 @@ export class ARPlacement {
       view: view.transform.inverse.matrix,
       projection: view.projectionMatrix,
     }));
-    const overlays = this._reticle && (!this.position || this._dragging) ? [{ model: this.reticle, matrix: this._reticle }] : [];
+    // The ring shows where a tap would place the molecule; once it stands, the molecule itself shows.
+    const overlays = this._reticle && !this.position ? [{ model: this.reticle, matrix: this._reticle }] : [];
     this.viewer.drawXR(layer.framebuffer, views, this.position ? this._placementMatrix() : null, overlays);
   }
 
