@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "MoleculeMesh", targets: ["MoleculeMesh"]),
         .library(name: "Library", targets: ["Library"]),
         .library(name: "PDBArchive", targets: ["PDBArchive"]),
+        .library(name: "ProteinDesign", targets: ["ProteinDesign"]),
         .executable(name: "proteinar", targets: ["proteinar"]),
     ],
     dependencies: [
@@ -35,6 +36,8 @@ let package = Package(
         .target(name: "SceneExport"),
         // Molecules as triangle meshes: representations, colour schemes, selections, level of detail.
         .target(name: "MoleculeMesh", dependencies: ["Molecule", "SceneExport"]),
+        // The builder: helix, strand and coil pieces into a polypeptide with ideal geometry, and a verdict.
+        .target(name: "ProteinDesign", dependencies: ["Molecule"]),
         // CPU rendering of triangle scenes to PNG pictures (previews, thumbnails).
         .target(name: "SceneRender", dependencies: ["SceneExport", .product(name: "CompressNIO", package: "compress-nio")]),
         // Persistence: the library's molecules, original files and cached models, in SQLite or PostgreSQL.
@@ -52,7 +55,7 @@ let package = Package(
         .target(
             name: "MoleculeLibrary",
             dependencies: [
-                "Molecule", "MoleculeMesh", "SceneExport", "SceneRender", "Library", "PDBArchive",
+                "Molecule", "MoleculeMesh", "SceneExport", "SceneRender", "Library", "PDBArchive", "ProteinDesign",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -63,7 +66,7 @@ let package = Package(
         .target(
             name: "ProteinARServer",
             dependencies: [
-                "MoleculeLibrary", "Library", "PDBArchive", "MoleculeMesh", "SceneExport",
+                "MoleculeLibrary", "Library", "PDBArchive", "MoleculeMesh", "SceneExport", "ProteinDesign",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -76,13 +79,14 @@ let package = Package(
             name: "proteinar",
             dependencies: [
                 "Molecule", "MoleculeMesh", "SceneExport", "SceneRender", "Library", "PDBArchive", "MoleculeLibrary",
-                "ProteinARServer",
+                "ProteinARServer", "ProteinDesign",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "MoleculeTests", dependencies: ["Molecule"], exclude: ["Fixtures"]),
         .testTarget(name: "SceneExportTests", dependencies: ["SceneExport"]),
         .testTarget(name: "MoleculeMeshTests", dependencies: ["MoleculeMesh"]),
+        .testTarget(name: "ProteinDesignTests", dependencies: ["ProteinDesign", "Molecule"]),
         .testTarget(
             name: "ProteinARServerTests",
             dependencies: [

@@ -223,6 +223,40 @@ try:
     if ok: b.keys("\ue00c")
     check("keyboard only: the menu opens with Enter and closes with Escape", ok and bool(wait("return !document.getElementById('menu').open", 5)))
 
+    # Build: add pieces with the piece buttons, Try, see the verdict and the built protein.
+    b.go(base + "/#/build")
+    wait("return !document.getElementById('view-build').hidden")
+    for kind in ["helix", "flexible-coil", "helix"]:
+        click(f"#view-build .piece[data-kind='{kind}']")
+    listed = wait("const l = document.querySelectorAll('#build-pieces li'); return l.length === 3 && [...l].map(li => li.textContent).join(' | ')", 10)
+    check("Build: the piece buttons add pieces to the list", bool(listed and "Helix" in listed and "Coil" in listed), str(listed))
+    BUILD_CANVAS = CANVAS.replace("getElementById('viewer')", "getElementById('build-viewer')")
+    pieces = wait("const v = (() => {" + BUILD_CANVAS + "})(); return v && v[0] > v[2] * 0.01 ? v : null", 60)
+    check("Build: the pieces appear in the 3D view", bool(pieces), str(pieces))
+    shot("build-pieces")
+    click("#build-try")
+    verdict = wait("const v = document.getElementById('build-verdict'); return !v.hidden && v.textContent", 60)
+    check("Build: Try gives the verdict as a banner", bool(verdict and "Congratulations, you have created a new protein made of Helix – Coil – Helix" in verdict
+                                                         and "helix-turn-helix" in verdict), str(verdict))
+    built = wait("const v = (() => {" + BUILD_CANVAS + "})(); return v && v[0] > v[2] * 0.01 && v[1] !== arguments[0] ? v : null", 60, pieces[1] if pieces else 0)
+    check("Build: the built protein replaces the pieces in the 3D view", bool(built), str(built))
+    check("Build: View in AR, camera and record are offered for the design",
+          js("return !!document.getElementById('build-ar-button') && !document.getElementById('camera-button').hidden"))
+    shot("build")
+    # An impossible design: two long helices and a 1-residue coil.
+    js("""const inputs = document.querySelectorAll('#build-pieces input');
+          const set = (i, v) => { inputs[i].value = v; inputs[i].dispatchEvent(new Event('change')); };
+          set(0, 20);""")
+    js("""const inputs = document.querySelectorAll('#build-pieces input'); inputs[1].value = 1; inputs[1].dispatchEvent(new Event('change'));""")
+    js("""const inputs = document.querySelectorAll('#build-pieces input'); inputs[2].value = 20; inputs[2].dispatchEvent(new Event('change'));""")
+    click("#build-try")
+    verdict = wait("const v = document.getElementById('build-verdict'); return !v.hidden && v.classList.contains('bad') && v.textContent", 60)
+    check("Build: an impossible combination says why", bool(verdict and "Sorry, this combination cannot be made" in verdict and "too short" in verdict), str(verdict))
+    # A piece length out of range is refused in the page.
+    js("""const input = document.querySelector('#build-pieces input'); input.value = 0; input.dispatchEvent(new Event('change'));""")
+    err = wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent", 10)
+    check("Build: a length out of range is refused with a message", bool(err and "1 to 500" in err), str(err))
+
     # iOS: AR Quick Look. Chromium has no Quick Look, so the page is told the link type is supported
     # (what Safari on iOS answers); the link must then point at a USDZ that passes Pixar's checker.
     script = b.cdp("Page.addScriptToEvaluateOnNewDocument", {"source":
@@ -238,6 +272,17 @@ try:
         ok = r.returncode == 0
         if not ok: href += " " + r.stdout[-400:]
     check("on iOS, View in AR is a Quick Look link (rel=ar, wrapping an image) to a USDZ that passes usdz-check", ok, str(href))
+    b.go(base + "/?ios-build#/build/strand:6,flexible-coil:2,strand:6/1")
+    href = wait("const a = document.getElementById('build-ar-button'); return a && a.rel === 'ar' && a.querySelector('img') && a.href", 90)
+    ok = bool(href and "/api/designs/model.usdz" in href)
+    if not ok: href = js("return [location.href, document.getElementById('build-ar-slot').innerHTML, document.getElementById('status').textContent, document.getElementById('build-verdict').textContent]")
+    if ok:
+        usdz = os.path.join(server.tmp, "quicklook-design.usdz")
+        with urllib.request.urlopen(href, timeout=120) as r, open(usdz, "wb") as f: f.write(r.read())
+        r = subprocess.run(["python3", os.path.join(ROOT, "scripts", "check-usdz.py"), usdz], capture_output=True, text=True)
+        ok = r.returncode == 0
+        if not ok: href += " " + r.stdout[-400:]
+    check("on iOS, a built design's Quick Look link is a USDZ that passes usdz-check", ok, str(href))
     b.cdp("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
 except Exception as e:
     check("the browser run finished", False, repr(e))
@@ -251,7 +296,7 @@ try:
     phone.before_each_page(XR_STUB)
     phone.go(base + "/#/explore/1AKE")
     ok = bool(phone.wait("return document.getElementById('status').textContent.startsWith('1AKE')", 90))
-    link = phone.js("return document.getElementById('scene-viewer-link')?.getAttribute('href')")
+    link = phone.js("return document.querySelector('#ar-slot .scene-viewer-link')?.getAttribute('href')")
     check("on Android, a Scene Viewer link to the GLB sits beside View in AR", bool(ok and link and link.startswith("intent://arvr.google.com/scene-viewer/1.0?file=") and "model.glb" in link), str(link))
     phone.click("#ar-button")
     st = phone.wait("const s = document.getElementById('ar-status'); return !document.getElementById('ar-overlay').hidden && s.textContent", 20)

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ProteinDesign
 import Library
 import NIOCore
 import MoleculeLibrary
@@ -34,6 +35,7 @@ struct APIError: HTTPResponseError {
             case .tooLarge(let m): return APIError(.contentTooLarge, m)
             }
         case let e as RequestError: return APIError(.badRequest, e.description)
+        case let e as DesignError: return APIError(.badRequest, e.message)
         case let e as ArchiveError:
             switch e {
             case .notFound(let m): return APIError(.notFound, m)

@@ -20,6 +20,7 @@ struct APIRoutes: Sendable {
         api.get("molecules/:id/:resource") { request, context in try await resource(request, context: context, head: false) }
         api.head("molecules/:id/:resource") { request, context in try await resource(request, context: context, head: true) }
         api.get("search") { request, _ in try await search(request) }
+        DesignRoutes(service: service).register(on: api)
     }
 
     // MARK: Library
@@ -34,8 +35,8 @@ struct APIRoutes: Sendable {
             query.text = text
         }
         if let s = q.get("source") {
-            guard ["starter", "rcsb", "alphafold", "upload"].contains(s) else {
-                throw APIError(.badRequest, "source '\(s)': accepted: starter, rcsb, alphafold, upload")
+            guard ["starter", "rcsb", "alphafold", "upload", "design"].contains(s) else {
+                throw APIError(.badRequest, "source '\(s)': accepted: starter, rcsb, alphafold, upload, design")
             }
             query.source = s
         }

@@ -215,22 +215,7 @@ private struct DSSPState {
     /// 0.001 and floored at −9.9 as in DSSP.
     @inline(__always) func energy(donor d: Int, acceptor a: Int) -> Float {
         guard hasH[d] else { return 0 }
-        let n = nPos[d], h = hPos[d], c = cPos[a], o = oPos[a]
-        // Squared distances O–N, C–H, O–H, C–N side by side; one vector square root.
-        let v0 = o - n, v1 = c - h, v2 = o - h, v3 = c - n
-        let squares = SIMD4<Float>((v0 * v0).sum(), (v1 * v1).sum(), (v2 * v2).sum(), (v3 * v3).sum())
-        let r = squares.squareRoot()
-        if r[0] < K.minimalDistance || r[1] < K.minimalDistance || r[2] < K.minimalDistance
-            || r[3] < K.minimalDistance { return Float(K.minimumEnergy) }
-        // 1/rON + 1/rCH − 1/rOH − 1/rCN over one division (double precision, as DSSP computes it).
-        let rON = Double(r[0]), rCH = Double(r[1]), rOH = Double(r[2]), rCN = Double(r[3])
-        let p01 = rON * rCH, p23 = rOH * rCN
-        let sum = ((rON + rCH) * p23 - (rOH + rCN) * p01) / (p01 * p23)
-        // Rounded to 0.001 (half away from zero) and floored at −9.9, as in DSSP.
-        let milli = K.coupling * 1000 * sum
-        guard milli.magnitude < 1e12 else { return 0 }  // non-finite input coordinates
-        let e = Double(Int64(milli + (milli < 0 ? -0.5 : 0.5))) / 1000
-        return Float(max(e, K.minimumEnergy))
+        return DSSP.hydrogenBondEnergy(n: nPos[d], h: hPos[d], c: cPos[a], o: oPos[a])
     }
 
     /// Only hydrogen bonds (E < −0.5) are kept: weaker energies can neither be bonds nor displace
@@ -565,5 +550,34 @@ private struct DSSPState {
             }
             i += 1
         }
+    }
+}
+
+extension DSSP {
+    /// The amide hydrogen DSSP assumes: 1 Å from N along the previous residue's O→C direction.
+    public static func amideHydrogen(n: SIMD3<Float>, previousC: SIMD3<Float>, previousO: SIMD3<Float>) -> SIMD3<Float> {
+        let co = previousC - previousO
+        let len = length3(co)
+        return len > 0 ? n + co / len : n
+    }
+
+    /// Kabsch–Sander electrostatic energy (kcal/mol) of the hydrogen bond N-H ··· O=C, rounded to
+    /// 0.001 and floored at −9.9 as DSSP computes it; a bond is an energy below −0.5.
+    public static func hydrogenBondEnergy(n: SIMD3<Float>, h: SIMD3<Float>, c: SIMD3<Float>, o: SIMD3<Float>) -> Float {
+        // Squared distances O–N, C–H, O–H, C–N side by side; one vector square root.
+        let v0 = o - n, v1 = c - h, v2 = o - h, v3 = c - n
+        let squares = SIMD4<Float>((v0 * v0).sum(), (v1 * v1).sum(), (v2 * v2).sum(), (v3 * v3).sum())
+        let r = squares.squareRoot()
+        if r[0] < K.minimalDistance || r[1] < K.minimalDistance || r[2] < K.minimalDistance
+            || r[3] < K.minimalDistance { return Float(K.minimumEnergy) }
+        // 1/rON + 1/rCH − 1/rOH − 1/rCN over one division (double precision, as DSSP computes it).
+        let rON = Double(r[0]), rCH = Double(r[1]), rOH = Double(r[2]), rCN = Double(r[3])
+        let p01 = rON * rCH, p23 = rOH * rCN
+        let sum = ((rON + rCH) * p23 - (rOH + rCN) * p01) / (p01 * p23)
+        // Rounded to 0.001 (half away from zero) and floored at −9.9, as in DSSP.
+        let milli = K.coupling * 1000 * sum
+        guard milli.magnitude < 1e12 else { return 0 }  // non-finite input coordinates
+        let e = Double(Int64(milli + (milli < 0 ? -0.5 : 0.5))) / 1000
+        return Float(max(e, K.minimumEnergy))
     }
 }

@@ -4,11 +4,14 @@ import * as api from './api.js';
 import { MoleculeViewer } from './viewer.js';
 import { ARPlacement, immersiveARSupported } from './xr.js';
 import { drawQR } from './qr.js';
+import { setupBuild } from './build.js';
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
-const views = ['landing', 'intro', 'explore', 'library'];
+const views = ['landing', 'intro', 'explore', 'build', 'library'];
 let viewer = null;
+let buildViewer = null;      // the Build screen's own 3D view
+let build = null;
 let current = null;          // the molecule shown in Explore
 let loadController = null;   // aborts a load when another starts
 
@@ -34,14 +37,18 @@ function route() {
   const view = views.includes(name) ? name : 'landing';
   for (const v of views) $(`view-${v}`).hidden = v !== view;
   const inExplore = view === 'explore';
-  $('camera-button').hidden = !inExplore || !current;
-  $('record-button').hidden = !inExplore || !current || !('MediaRecorder' in window);
   $('exit-button').hidden = view === 'landing';
   if (view === 'library') showLibrary();
   if (inExplore) {
     ensureViewer();
     if (arg && decodeURIComponent(arg) !== current?.id) openMolecule(decodeURIComponent(arg));
   }
+  if (view === 'build') {
+    ensureBuildViewer();
+    const [, , pieces, seed] = location.hash.split('/');
+    if (pieces) build.open(decodeURIComponent(pieces), Number(seed) || 1);
+  }
+  updateAR();
   $('main').focus({ preventScroll: true });
 }
 window.addEventListener('hashchange', route);
@@ -74,6 +81,19 @@ function ensureViewer() {
   $('viewer').addEventListener('viewer-doubletap', () => $('style').focus());
   return viewer;
 }
+
+function ensureBuildViewer() {
+  if (buildViewer) return buildViewer;
+  try {
+    buildViewer = new MoleculeViewer($('build-viewer'), { background: '#ffffff' });
+  } catch (error) {
+    $('build-viewer-empty').textContent = error.message;
+    return null;
+  }
+  build.show();
+  return buildViewer;
+}
+build = setupBuild({ $, el, say, viewer: () => buildViewer, onBuilt: () => updateAR() });
 
 function progress(fraction, label) {
   const box = $('progress');
@@ -239,10 +259,28 @@ function showDetails(m) {
 const isAndroid = /Android/i.test(navigator.userAgent);
 let arSession = null;
 
-function modelURLs() {
-  const query = new URLSearchParams(modelOptions()).toString();
-  const path = `/api/molecules/${encodeURIComponent(current.id)}`;
-  return { usdz: `${path}/model.usdz?${query}`, glb: new URL(`${path}/model.glb?${query}`, location.href).href };
+// What the AR button, the camera and the recorder act on: the molecule in Explore or the built
+// design in Build, with its viewer and model addresses.
+function activeSubject() {
+  const view = location.hash.split('/')[1] ?? '';
+  if (view === 'explore' && current && viewer?.model) {
+    const query = new URLSearchParams(modelOptions()).toString();
+    const path = `/api/molecules/${encodeURIComponent(current.id)}`;
+    return {
+      name: current.id, title: current.title, viewer, slot: 'ar-slot', button: 'ar-button',
+      usdz: `${path}/model.usdz?${query}`, glb: new URL(`${path}/model.glb?${query}`, location.href).href,
+      thumbnail: `${path}/thumbnail.png?size=64`, page: new URL(`#/explore/${encodeURIComponent(current.id)}`, location.href).href,
+    };
+  }
+  const design = build?.design;
+  if (view === 'build' && design && buildViewer?.model) {
+    return {
+      name: 'design', title: design.name, viewer: buildViewer, slot: 'build-ar-slot', button: 'build-ar-button',
+      usdz: design.links.usdz, glb: new URL(design.links.glb, location.href).href, thumbnail: null,
+      page: new URL(`#/build/${design.pieces.map((p) => `${p.kind}:${p.length}`).join(',')}/${design.seed}`, location.href).href,
+    };
+  }
+  return null;
 }
 
 function sceneViewerURL(glb) {
@@ -250,34 +288,37 @@ function sceneViewerURL(glb) {
 }
 
 function updateAR() {
-  const slot = $('ar-slot');
+  const subject = activeSubject();
+  for (const id of ['ar-slot', 'build-ar-slot']) if (id !== subject?.slot) $(id).replaceChildren();
+  updateTopBar();
+  if (!subject) return;
+  const slot = $(subject.slot);
   slot.replaceChildren();
-  if (!current) return;
-  const { usdz, glb } = modelURLs();
   const anchor = document.createElement('a');
   if (anchor.relList.supports?.('ar')) {
     // AR Quick Look needs the link to wrap an image.
     anchor.rel = 'ar';
-    anchor.href = usdz;
+    anchor.href = subject.usdz;
     anchor.className = 'button primary';
-    anchor.id = 'ar-button';
-    anchor.append(el('img', { src: `/api/molecules/${encodeURIComponent(current.id)}/thumbnail.png?size=64`, alt: '', width: 24, height: 24 }), ' View in AR');
+    anchor.id = subject.button;
+    const picture = subject.thumbnail ?? subject.viewer.canvas.toDataURL('image/png');
+    anchor.append(el('img', { src: picture, alt: '', width: 24, height: 24 }), ' View in AR');
     slot.append(anchor);
   } else {
-    slot.append(el('button', { type: 'button', id: 'ar-button', class: 'primary', onclick: viewInAR }, 'View in AR'));
-    if (isAndroid) slot.append(' ', el('a', { href: sceneViewerURL(glb), id: 'scene-viewer-link' }, 'Open in Scene Viewer'));
+    slot.append(el('button', { type: 'button', id: subject.button, class: 'primary', onclick: () => viewInAR(subject) }, 'View in AR'));
+    if (isAndroid) slot.append(' ', el('a', { href: sceneViewerURL(subject.glb), class: 'scene-viewer-link' }, 'Open in Scene Viewer'));
   }
-  slot.append(' ', el('a', { href: usdz, download: `${current.id}.usdz` }, 'USDZ'), ' ', el('a', { href: glb, download: `${current.id}.glb` }, 'GLB'));
+  slot.append(' ', el('a', { href: subject.usdz, download: `${subject.name}.usdz` }, 'USDZ'), ' ', el('a', { href: subject.glb, download: `${subject.name}.glb` }, 'GLB'));
 }
 
-async function viewInAR() {
-  if (!current || !viewer?.model || arSession) return;
+async function viewInAR(subject) {
+  if (!subject.viewer.model || arSession) return;
   arSession = 'starting';  // a second tap while this one awaits must not start another session
   const supported = await immersiveARSupported();
   if (supported) {
-    const placement = new ARPlacement(viewer, $('ar-overlay'), {
+    const placement = new ARPlacement(subject.viewer, $('ar-overlay'), {
       onStatus: (text) => { $('ar-status').textContent = text; },
-      onEnd: () => { arSession = null; say(current ? `Left AR. ${current.id}: ${current.title}` : 'Left AR.'); $('ar-button')?.focus(); },
+      onEnd: () => { arSession = null; say(`Left AR. ${subject.name}: ${subject.title}`); $(subject.button)?.focus(); },
     });
     try {
       await placement.start();
@@ -287,22 +328,20 @@ async function viewInAR() {
       // Refused (the camera prompt, say): say why; Scene Viewer stays one tap away on Android.
       arSession = null;
       say(isAndroid ? `${error.message} You can open the model in Scene Viewer instead.` : error.message, { error: true });
-      $('scene-viewer-link')?.focus();
+      $(subject.slot).querySelector('.scene-viewer-link')?.focus();
     }
     return;
   }
   arSession = null;
-  const { glb } = modelURLs();
   if (isAndroid) {
-    location.href = sceneViewerURL(glb);
+    location.href = sceneViewerURL(subject.glb);
     return;
   }
   // A desktop: explain, and offer this page to a phone.
-  const page = new URL(`#/explore/${encodeURIComponent(current.id)}`, location.href).href;
-  $('ar-help-url').textContent = page;
-  $('ar-help-url').href = page;
+  $('ar-help-url').textContent = subject.page;
+  $('ar-help-url').href = subject.page;
   try {
-    drawQR($('ar-qr'), page, { moduleSize: 5 });
+    drawQR($('ar-qr'), subject.page, { moduleSize: 5 });
     $('ar-qr').hidden = false;
   } catch {
     $('ar-qr').hidden = true;  // an address too long for a QR code: the link is still there
@@ -312,6 +351,12 @@ async function viewInAR() {
 $('ar-exit').addEventListener('click', () => arSession?.end?.());
 
 // ---- Capture ----
+function updateTopBar() {
+  const subject = activeSubject();
+  $('camera-button').hidden = !subject;
+  $('record-button').hidden = !subject || !('MediaRecorder' in window);
+}
+
 function flash() {
   const f = $('flash');
   f.classList.add('on');
@@ -319,21 +364,24 @@ function flash() {
 }
 
 $('camera-button').addEventListener('click', async () => {
-  if (!viewer || !current) return;
-  const blob = await viewer.snapshot();
+  const subject = activeSubject();
+  if (!subject) return;
+  const blob = await subject.viewer.snapshot();
   flash();
-  const link = el('a', { href: URL.createObjectURL(blob), download: `${current.id}.png` });
+  const link = el('a', { href: URL.createObjectURL(blob), download: `${subject.name}.png` });
   document.body.append(link);
   link.click();
   link.remove();
-  say(`Saved a picture of ${current.id}.`);
+  say(`Saved a picture of ${subject.name}.`);
 });
 
 let recorder = null;
 let pressTimer = null;
 const recordButton = $('record-button');
 function startRecording() {
-  const stream = $('viewer').captureStream(30);
+  const subject = activeSubject();
+  if (!subject) return;
+  const stream = subject.viewer.canvas.captureStream(30);
   const chunks = [];
   recorder = new MediaRecorder(stream, { mimeType: MediaRecorder.isTypeSupported('video/webm;codecs=vp9') ? 'video/webm;codecs=vp9' : 'video/webm' });
   recorder.ondataavailable = (e) => e.data.size && chunks.push(e.data);

@@ -557,3 +557,21 @@ function computeBounds(meshes, nodes) {
   const radius = Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]) / 2;
   return { min, max, center, radius, empty: false };
 }
+
+/**
+ * Several parsed models shown as one, each moved by its own column-major matrix: the builder's
+ * pieces scattered over the view.
+ * @param {{model: object, matrix: Float32Array}[]} parts
+ */
+export function combineModels(parts) {
+  const meshes = [];
+  const nodes = [];
+  for (const { model, matrix } of parts) {
+    const base = meshes.length;
+    meshes.push(...model.meshes);
+    for (const node of model.nodes) {
+      nodes.push({ ...node, mesh: node.mesh + base, matrix: mat4.multiply(mat4.create(), matrix, node.matrix) });
+    }
+  }
+  return { meshes, nodes, bounds: computeBounds(meshes, nodes), warnings: [] };
+}

@@ -1,0 +1,42 @@
+import Foundation
+import Library
+import Molecule
+import MoleculeMesh
+import ProteinDesign
+
+/// Designs from the builder, for the server: built in a worker slot (it is CPU work), with motif
+/// examples from this library, turned into models, and kept in the library on request.
+extension LibraryService {
+    public func design(_ spec: DesignSpec) async throws -> Design {
+        var present: Set<String> = []
+        for id in Motif.exampleIDs where try await store.molecule(id: id) != nil { present.insert(id) }
+        let known = present
+        return try await limiter.run { ProteinDesigner.build(spec, libraryIDs: known) }
+    }
+
+    /// The design as a model file: a cartoon coloured by secondary structure unless `request` says
+    /// otherwise, so helices, strands and coils show as the pieces they were built from.
+    public func model(of design: Design, request: ModelRequest) async throws -> [UInt8] {
+        var options = request.options
+        if options.representation == .auto { options.representation = .cartoon }
+        if options.colorScheme == nil { options.colorScheme = .secondaryStructure }
+        let structure = design.structure
+        let format = request.format
+        let chosen = options
+        return try await limiter.run {
+            let (scene, _) = try MoleculeSceneBuilder.build(structure, options: chosen)
+            return format.encode(scene, mtlFileName: "design.mtl")
+        }
+    }
+
+    /// Stores the design as a molecule (id `design-` and a hash of its pieces, sequence and seed),
+    /// or returns the one stored before.
+    public func save(_ design: Design) async throws -> MoleculeRecord {
+        let key = "\(design.spec.piecesText)|\(String(design.spec.sequence))|\(design.spec.seed)"
+        let id = "design-" + Hashing.sha256Hex(Array(key.utf8)).prefix(12)
+        if let existing = try await store.molecule(id: id) { return existing }
+        let status = design.verdict.isValid ? "holds together" : "does not hold together"
+        return try await add(bytes: StructureWriter.pdb(design.structure), fileName: "\(id).pdb", id: id, source: "design",
+                             description: "Built in ProteinAR from \(design.spec.name); it \(status).")
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Hummingbird
+import Library
+import Molecule
+import MoleculeLibrary
+import ProteinDesign
+
+/// The builder over HTTP. `POST /api/designs` builds a design and says whether it holds together
+/// (and keeps it in the library with `"save": true`); `GET /api/designs/{design.pdb|design.cif|model.*}`
+/// serves the files of a design named by its query (`pieces`, `seed`, `sequence`): a design is
+/// reproducible, so its URL is all it takes, and AR Quick Look can open the USDZ link directly.
+struct DesignRoutes: Sendable {
+    let service: LibraryService
+
+    func register(on api: RouterGroup<BasicRequestContext>) {
+        api.post("designs") { request, _ in try await build(request) }
+        api.get("designs/:file") { request, context in try await file(request, context: context) }
+    }
+
+    struct DesignRequest: Decodable {
+        enum Pieces: Decodable {
+            case text(String)
+            case list([Piece])
+            init(from decoder: Decoder) throws {
+                let container = try decoder.singleValueContainer()
+                if let text = try? container.decode(String.self) { self = .text(text) } else { self = .list(try container.decode([Piece].self)) }
+            }
+        }
+        struct Piece: Decodable { var kind: String; var length: Int? }
+        var pieces: Pieces
+        var sequence: String?
+        var seed: UInt64?
+        var save: Bool?
+    }
+
+    func build(_ request: Request) async throws -> Response {
+        let body = try await request.body.collect(upTo: 64 << 10)
+        let decoded: DesignRequest
+        do {
+            decoded = try JSONDecoder().decode(DesignRequest.self, from: Data(body.readableBytesView))
+        } catch {
+            throw APIError(.badRequest, #"expected {"pieces": "helix:14,coil:4,helix:14" or [{"kind": "helix", "length": 14}, …], "sequence"?, "seed"?, "save"?}"#)
+        }
+        let spec = try Self.spec(decoded)
+        let design = try await call { try await service.design(spec) }
+        var saved: MoleculeRecord?
+        if decoded.save == true { saved = try await call { try await service.save(design) } }
+        return Responses.json(Self.json(design, saved: saved))
+    }
+
+    static func spec(_ r: DesignRequest) throws -> DesignSpec {
+        do {
+            switch r.pieces {
+            case .text(let text): return try DesignSpec(parsing: text, sequence: r.sequence, seed: r.seed ?? 1)
+            case .list(let list):
+                var pieces: [ProteinDesign.Piece] = []
+                for (i, p) in list.enumerated() {
+                    guard let kind = PieceKind(name: p.kind) else {
+                        throw DesignError("piece \(i + 1) '\(p.kind.prefix(40))' is not a piece; accepted: \(PieceKind.acceptedNames)")
+                    }
+                    pieces.append(ProteinDesign.Piece(kind, length: p.length))
+                }
+                return try DesignSpec(pieces: pieces, sequence: r.sequence, seed: r.seed ?? 1)
+            }
+        } catch let error as DesignError {
+            throw APIError(.badRequest, error.message)
+        }
+    }
+
+    func file(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let name = context.parameters.get("file") ?? ""
+        var parameters: [String: String] = [:]
+        for (key, value) in request.uri.queryParameters { parameters[String(key)] = String(value) }
+        guard let pieces = parameters.removeValue(forKey: "pieces") else {
+            throw APIError(.badRequest, "pieces: required, e.g. ?pieces=helix:14,coil:4,helix:14")
+        }
+        let sequence = parameters.removeValue(forKey: "sequence")
+        let seedText = parameters.removeValue(forKey: "seed")
+        guard let seed = seedText.map({ UInt64($0) }) ?? 1 else {
+            throw APIError(.badRequest, "seed '\(seedText?.prefix(20) ?? "")': expected a whole number")
+        }
+        let spec = try Self.spec(DesignRequest(pieces: .text(pieces), sequence: sequence, seed: seed, save: nil))
+        let bytes: [UInt8]
+        let type: String
+        switch name {
+        case "design.pdb", "design.cif":
+            guard parameters.isEmpty else { throw APIError(.badRequest, "unknown parameter '\(parameters.keys.sorted()[0])'; accepted: pieces, sequence, seed") }
+            let design = try await call { try await service.design(spec) }
+            bytes = name == "design.pdb" ? StructureWriter.pdb(design.structure) : StructureWriter.mmCIF(design.structure)
+            type = name == "design.pdb" ? "chemical/x-pdb" : "chemical/x-mmcif"
+        default:
+            guard name.hasPrefix("model."), let format = ModelFormat(rawValue: String(name.dropFirst(6))), format != .mtl else {
+                throw APIError(.notFound, "no resource '\(name.prefix(80))'; available: design.pdb, design.cif, "
+                               + ModelFormat.allCases.filter { $0 != .mtl }.map { "model.\($0.rawValue)" }.joined(separator: ", "))
+            }
+            let modelRequest = try call { try ModelRequest(format: format, parameters: parameters) }
+            let design = try await call { try await service.design(spec) }
+            bytes = try await call { try await service.model(of: design, request: modelRequest) }
+            type = format.mediaType
+        }
+        let tag = Hashing.sha256Hex(Array("\(LibraryService.engineVersion)|\(name)|\(spec.piecesText)|\(String(spec.sequence))|\(spec.seed)|\(parameters.sorted { $0.key < $1.key })".utf8))
+        return Responses.bytes(ByteBuffer(bytes: bytes), type: type, etag: String(tag.prefix(32)), request: request, head: false,
+                               disposition: "inline; filename=\"design.\(name.split(separator: ".").last ?? "bin")\"")
+    }
+
+    /// The query that names a design in `GET /api/designs/…`.
+    static func query(_ spec: DesignSpec) -> String {
+        var items = [URLQueryItem(name: "pieces", value: spec.piecesText), URLQueryItem(name: "seed", value: String(spec.seed))]
+        let defaults = (try? DesignSpec(pieces: spec.pieces, seed: spec.seed))?.sequence
+        if spec.sequence != defaults { items.append(URLQueryItem(name: "sequence", value: String(spec.sequence))) }
+        var components = URLComponents()
+        components.queryItems = items
+        return components.percentEncodedQuery ?? ""
+    }
+
+    static func json(_ design: Design, saved: MoleculeRecord?) -> String {
+        let spec = design.spec
+        let query = query(spec)
+        let motifs: [JSONText.Value] = design.verdict.motifs.map { m in
+            .object([("name", .string(m.name)), ("pieces", .array(m.pieces.map { .int($0) })),
+                     ("example", m.example.map { .object([("id", .string($0.id)), ("note", .string($0.note))]) } ?? .null)])
+        }
+        let pieces: [JSONText.Value] = zip(spec.pieces, design.pieceRanges).map { piece, range in
+            .object([("kind", .string(piece.kind.rawValue)), ("name", .string(piece.kind.displayName)), ("length", .int(piece.length)),
+                     ("first", .int(range.lowerBound + 1)), ("last", .int(range.upperBound)), ("color", .string(piece.kind.color))])
+        }
+        var fields: [(String, JSONText.Value)] = [
+            ("name", .string(spec.name)),
+            ("valid", .bool(design.verdict.isValid)),
+            ("message", .string(design.verdict.message)),
+            ("reasons", .array(design.verdict.reasons.map { .string($0) })),
+            ("motifs", .array(motifs)),
+            ("pieces", .array(pieces)),
+            ("residues", .int(spec.residueCount)),
+            ("seed", .int(Int(truncatingIfNeeded: spec.seed))),
+            ("sequence", .string(String(spec.sequence))),
+            ("secondaryStructure", .string(String(design.secondaryStructure.map(\.letter)))),
+            ("links", .object([
+                ("pdb", .string("/api/designs/design.pdb?\(query)")), ("cif", .string("/api/designs/design.cif?\(query)")),
+                ("glb", .string("/api/designs/model.glb?\(query)")), ("usdz", .string("/api/designs/model.usdz?\(query)")),
+            ])),
+        ]
+        if let saved { fields.append(("molecule", MoleculeJSON.value(saved))) }
+        return JSONText.render(.object(fields))
+    }
+
+    func call<T>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch { throw APIError.from(error) }
+    }
+
+    func call<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch { throw APIError.from(error) }
+    }
+}

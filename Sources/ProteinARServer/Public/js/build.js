@@ -1,0 +1,190 @@
+// The Build screen, the original app's mini-game made real: four piece buttons add helix, strand
+// and coil pieces (each shown at a random orientation, as the game did), the list puts them in
+// order and sets their lengths, and Try asks the server to join them into a real chain and judge
+// whether it holds together; then the built protein replaces the pieces in the 3D view.
+import { combineModels, parseGLB } from './glb.js';
+import { mat4, quat } from './math.js';
+
+export const PIECES = {
+  'flexible-coil': { name: 'Coil', button: 'Flex coil', color: '#8c8c8c', length: 4 },
+  'rigid-coil': { name: 'Rigid coil', button: 'Rigid coil', color: '#5b7bd5', length: 4 },
+  helix: { name: 'Helix', button: 'Helix', color: '#d9534f', length: 14 },
+  strand: { name: 'Strand', button: 'Sheet', color: '#f0ad4e', length: 6 },
+};
+
+/**
+ * @param {{ $: (id: string) => HTMLElement, el: Function, say: Function, viewer: () => object|null,
+ *           onBuilt: (design: object|null) => void }} app
+ */
+export function setupBuild(app) {
+  const { $, el, say } = app;
+  const pieces = [];          // {kind, length, orientation}
+  const previews = new Map(); // "kind:length" -> parsed GLB
+  let design = null;          // the server's answer to the last Try
+  let serial = 0;
+
+  const list = $('build-pieces');
+  for (const button of document.querySelectorAll('#view-build .piece')) {
+    button.addEventListener('click', () => add(button.dataset.kind));
+  }
+  $('build-clear').addEventListener('click', () => {
+    pieces.length = 0;
+    changed();
+    say('Cleared the pieces.');
+  });
+  $('build-try').addEventListener('click', () => attempt());
+
+  function add(kind) {
+    pieces.push({ kind, length: PIECES[kind].length, orientation: randomRotation() });
+    changed();
+    say(`Added a ${PIECES[kind].name.toLowerCase()} (piece ${pieces.length}).`);
+  }
+
+  function changed() {
+    design = null;
+    app.onBuilt(null);
+    $('build-verdict').hidden = true;
+    renderList();
+    showPieces();
+  }
+
+  function renderList() {
+    $('build-empty').hidden = pieces.length > 0;
+    $('build-try').disabled = pieces.length === 0;
+    list.replaceChildren(...pieces.map((piece, i) => {
+      const info = PIECES[piece.kind];
+      const label = `piece ${i + 1} (${info.name})`;
+      const length = el('input', { type: 'number', min: 1, max: 500, value: piece.length, 'aria-label': `Length of ${label} in residues` });
+      length.addEventListener('change', () => {
+        const n = Number(length.value);
+        if (!Number.isInteger(n) || n < 1 || n > 500) {
+          say(`The length of ${label} must be a whole number from 1 to 500.`, { error: true });
+          length.value = piece.length;
+          return;
+        }
+        piece.length = n;
+        changed();
+      });
+      const move = (delta, text) => el('button', {
+        type: 'button', 'aria-label': `Move ${label} ${text}`, disabled: (delta < 0 ? i === 0 : i === pieces.length - 1) ? '' : null,
+        onclick: () => { pieces.splice(i + delta, 0, ...pieces.splice(i, 1)); changed(); list.children[i + delta]?.querySelector(`[aria-label^="Move"]`)?.focus(); },
+      }, delta < 0 ? '↑' : '↓');
+      return el('li', { style: `--piece:${info.color}` },
+        el('span', { class: 'swatch', 'aria-hidden': 'true' }), el('strong', {}, `${i + 1}. ${info.name}`), length, ' residues ',
+        move(-1, 'up'), move(1, 'down'),
+        el('button', { type: 'button', 'aria-label': `Remove ${label}`, onclick: () => { pieces.splice(i, 1); changed(); } }, '✕'));
+    }));
+  }
+
+  // Each piece's own model, at its random orientation, side by side.
+  async function showPieces() {
+    const viewer = app.viewer();
+    const mine = ++serial;
+    if (!viewer) return;
+    $('build-viewer-empty').hidden = pieces.length > 0;
+    if (pieces.length === 0) { viewer.setModel(null); return; }
+    try {
+      const parts = [];
+      for (const [i, piece] of pieces.entries()) {
+        const key = `${piece.kind}:${piece.length}`;
+        if (!previews.has(key)) {
+          const response = await fetch(`/api/designs/model.glb?${new URLSearchParams({ pieces: key, style: 'cartoon' })}`);
+          if (!response.ok) throw new Error(`Could not draw ${PIECES[piece.kind].name.toLowerCase()} pieces (HTTP ${response.status}).`);
+          previews.set(key, parseGLB(await response.arrayBuffer()));
+        }
+        const model = previews.get(key);
+        const spacing = 1.2 * Math.max(...[...previews.values()].map((m) => m.bounds.radius || 1)) * 2;
+        const offset = [(i - (pieces.length - 1) / 2) * spacing, (i % 2 ? 0.3 : -0.3) * spacing, 0];
+        // Rotate about the piece's own centre, then move it to its place in the row.
+        const c = model.bounds.center;
+        const m = mat4.fromTRS(mat4.create(), null, piece.orientation, null);
+        for (let k = 0; k < 3; k++) m[12 + k] = offset[k] - (m[k] * c[0] + m[4 + k] * c[1] + m[8 + k] * c[2]);
+        parts.push({ model, matrix: m });
+      }
+      if (mine !== serial || design) return;
+      viewer.setModel(combineModels(parts));
+    } catch (error) {
+      say(error.message, { error: true });
+    }
+  }
+
+  async function attempt() {
+    if (pieces.length === 0) return;
+    const seed = Number($('build-seed').value) || 1;
+    const body = { pieces: pieces.map(({ kind, length }) => ({ kind, length })), seed };
+    say(`Joining ${pieces.length} pieces into one chain…`);
+    $('build-try').disabled = true;
+    try {
+      const response = await fetch('/api/designs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      const answer = await response.json().catch(() => ({}));
+      if (!response.ok) throw new Error(answer.error ?? `The server could not build this (HTTP ${response.status}).`);
+      design = answer;
+      showVerdict(answer);
+      say(answer.valid ? `${answer.message}.` : `${answer.message}: ${answer.reasons.join('; ')}.`, { error: !answer.valid });
+      const viewer = app.viewer();
+      if (viewer) {
+        serial++;
+        await viewer.load(answer.links.glb);
+        $('build-viewer-empty').hidden = true;
+      }
+      app.onBuilt(answer);
+    } catch (error) {
+      say(error.message, { error: true });
+    } finally {
+      $('build-try').disabled = pieces.length === 0;
+    }
+  }
+
+  function showVerdict(answer) {
+    const box = $('build-verdict');
+    box.hidden = false;
+    box.className = `verdict ${answer.valid ? 'ok' : 'bad'}`;
+    const items = [el('p', { class: 'headline' }, `${answer.valid ? '✔' : '✘'} ${answer.message}${answer.valid ? '.' : ':'}`)];
+    if (answer.reasons.length) items.push(el('ul', {}, ...answer.reasons.map((r) => el('li', {}, r))));
+    for (const motif of answer.motifs) {
+      items.push(el('p', {}, `It contains a ${motif.name} (pieces ${motif.pieces.join(', ')}).`,
+        motif.example ? el('span', {}, ' A real one: ', el('a', { href: `#/explore/${motif.example.id}` }, motif.example.id), `, where ${motif.example.note}.`) : null));
+    }
+    items.push(el('p', { class: 'meta' }, `${answer.residues} residues · DSSP: `, el('code', {}, answer.secondaryStructure)));
+    if (answer.valid) {
+      items.push(el('button', { type: 'button', id: 'build-save', onclick: () => save(answer) }, 'Keep in the library'));
+    }
+    box.replaceChildren(...items);
+  }
+
+  async function save(answer) {
+    try {
+      const body = { pieces: answer.pieces.map(({ kind, length }) => ({ kind, length })), seed: answer.seed, save: true };
+      const response = await fetch('/api/designs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      const saved = await response.json();
+      if (!response.ok) throw new Error(saved.error ?? `HTTP ${response.status}`);
+      say(`Kept in the library as ${saved.molecule.id}.`);
+    } catch (error) {
+      say(`Could not keep the design: ${error.message}`, { error: true });
+    }
+  }
+
+  // A design named by the address (#/build/helix:14,coil:4,helix:14/1), as the QR code on a
+  // desktop passes it to a phone: its pieces, then Try.
+  let opened = null;
+  function open(text, seed) {
+    if (opened === `${text}/${seed}`) return;
+    opened = `${text}/${seed}`;
+    const parsed = text.split(',').map((item) => item.split(':')).filter(([kind]) => PIECES[kind]);
+    if (parsed.length === 0) return;
+    pieces.splice(0, pieces.length, ...parsed.map(([kind, length]) => ({ kind, length: Number(length) || PIECES[kind].length, orientation: randomRotation() })));
+    $('build-seed').value = seed;
+    changed();
+    attempt();
+  }
+
+  renderList();
+  return { show: showPieces, open, get design() { return design; } };
+}
+
+function randomRotation() {
+  // A uniformly random orientation (Shoemake's method), so a repeated piece looks different.
+  const [u1, u2, u3] = [Math.random(), Math.random(), Math.random()];
+  const a = Math.sqrt(1 - u1), b = Math.sqrt(u1);
+  return quat.normalize(quat.create(), [a * Math.sin(2 * Math.PI * u2), a * Math.cos(2 * Math.PI * u2), b * Math.sin(2 * Math.PI * u3), b * Math.cos(2 * Math.PI * u3)]);
+}

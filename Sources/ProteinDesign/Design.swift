@@ -1,0 +1,50 @@
+import Molecule
+
+extension DesignSpec {
+    /// The design's pieces as text (`helix:14,coil:4,helix:14`), which parses back to the same pieces.
+    public var piecesText: String { pieces.map { "\($0.kind.rawValue):\($0.length)" }.joined(separator: ",") }
+}
+
+/// A built design: the structure (a normal `Structure`, written, rendered and exported like any
+/// other), what DSSP finds in it, and the verdict.
+public struct Design: Sendable {
+    public var spec: DesignSpec
+    public var structure: Structure
+    public var verdict: Verdict
+    /// One DSSP code per residue, from the engine's own DSSP.
+    public var secondaryStructure: [SecondaryStructureCode]
+    /// The residues (0-based) of each piece.
+    public var pieceRanges: [Range<Int>]
+}
+
+/// Whether the design holds together, and why.
+public struct Verdict: Sendable, Equatable {
+    public var isValid: Bool
+    /// "Congratulations, you have created a new protein made of …" or "Sorry, this combination cannot be made".
+    public var message: String
+    /// Why it cannot be made: which pieces clash, which coil is too short to turn, ….
+    public var reasons: [String]
+    public var motifs: [Motif]
+}
+
+/// A super-secondary motif the design contains, with a real protein that has one where the library holds it.
+public struct Motif: Sendable, Equatable {
+    public var name: String
+    /// 1-based piece numbers.
+    public var pieces: [Int]
+    public var example: MotifExample?
+
+    /// The ids of the proteins that examples point at, to look up in a library.
+    public static var exampleIDs: Set<String> { Set(examples.values.map(\.id)) }
+
+    static let examples: [String: MotifExample] = [
+        "helix-turn-helix": MotifExample(id: "1LCD", note: "the lac repressor's headpiece reads its operator DNA with a helix-turn-helix"),
+        "β-hairpin": MotifExample(id: "1UBI", note: "ubiquitin's first two strands form a β-hairpin"),
+        "β-α-β": MotifExample(id: "1AKE", note: "adenylate kinase's core sheet is built from β-α-β units"),
+    ]
+}
+
+public struct MotifExample: Sendable, Equatable {
+    public var id: String
+    public var note: String
+}

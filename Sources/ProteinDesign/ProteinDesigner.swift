@@ -1,0 +1,505 @@
+import Foundation
+import Molecule
+
+/// Builds a design into a real polypeptide and judges it. Pieces are placed one after the other.
+/// Helices, strands and rigid coils keep their ideal torsions; the flexible coil between two pieces
+/// is searched (seeded, so a design is reproducible) for a conformation in which the next piece
+/// packs against what is already there without clashes, and in which two strands joined by a short
+/// coil pair with backbone hydrogen bonds, as a β-hairpin does. What cannot be found is the reason
+/// a combination cannot be made.
+public enum ProteinDesigner {
+    /// `libraryIDs`: the molecules at hand, so a recognised motif can point at a real example.
+    public static func build(_ spec: DesignSpec, libraryIDs: Set<String> = []) -> Design {
+        var builder = Builder(spec: spec)
+        builder.run()
+        let structure = builder.makeStructure()
+        let secondary = structure.secondaryStructure(compute: true)
+        var result = Design(spec: spec, structure: structure, verdict: Verdict(isValid: false, message: "", reasons: [], motifs: []),
+                            secondaryStructure: secondary, pieceRanges: spec.pieceRanges)
+        result.verdict = builder.verdict(secondaryStructure: secondary, libraryIDs: libraryIDs)
+        result.structure.secondaryStructureRecords = records(from: secondary)
+        return result
+    }
+
+    /// HELIX/SHEET records from the assignment, so files and cartoons show what DSSP finds.
+    static func records(from codes: [SecondaryStructureCode]) -> [SecondaryStructureRecord] {
+        var out: [SecondaryStructureRecord] = []
+        var i = 0
+        while i < codes.count {
+            let three = codes[i].threeState
+            var j = i
+            while j + 1 < codes.count && codes[j + 1].threeState == three { j += 1 }
+            let start = ResidueRef(chainID: "A", number: Int32(i + 1)), end = ResidueRef(chainID: "A", number: Int32(j + 1))
+            if three == "H" { out.append(SecondaryStructureRecord(kind: .helix(.alpha), start: start, end: end)) }
+            if three == "E" { out.append(SecondaryStructureRecord(kind: .strand(sheetID: "A", sense: 0), start: start, end: end)) }
+            i = j + 1
+        }
+        return out
+    }
+}
+
+/// A helix or strand of the design: consecutive pieces of one kind form one element.
+struct SecondaryElement {
+    var kind: PieceKind
+    var residues: Range<Int>
+    var pieces: [Int]            // indices into spec.pieces
+}
+
+/// The coil before an element (possibly empty), or a trailing coil (element nil).
+struct Junction {
+    var coil: Range<Int>
+    var coilPieces: [Int]
+    var element: Int?            // index into elements
+    // What the search found:
+    var clashes = 0
+    var clashPartner: Int?       // residue the worst clash was with
+    var contacts = 0
+    var hydrogenBonds = 0
+    var packed = true
+    var paired = true
+    var bridges = 0
+}
+
+private let contactDistance = 7.5       // Å between Cβ (Cα of glycine) of two pieces
+private let hairpinCoilMaximum = 5      // residues: longer coils join strands that need not pair
+private let pairingBridges = 2          // consecutive β-bridges make a ladder, DSSP's E
+private let roundSize = 32
+private let maximumRounds = 16
+private let refinementSteps = 160
+
+struct Builder {
+    let spec: DesignSpec
+    var chain: BackboneChain
+    var elements: [SecondaryElement] = []
+    var junctions: [Junction] = []
+    var clashGrid = AtomGrid(cellSize: 3.0)
+    var anchorGrid = AtomGrid(cellSize: contactDistance)
+    var random: SeededGenerator
+    var pieceOfResidue: [Int] = []
+    var totalClashes = 0
+
+    init(spec: DesignSpec) {
+        self.spec = spec
+        chain = BackboneChain(sequence: spec.sequence)
+        random = SeededGenerator(seed: spec.seed)
+        for (p, range) in spec.pieceRanges.enumerated() { pieceOfResidue += Array(repeating: p, count: range.count) }
+        segment()
+    }
+
+    /// Splits the pieces into elements and the coils before them, and sets the fixed torsions.
+    mutating func segment() {
+        var coilStart = 0
+        var coilPieces: [Int] = []
+        for (p, range) in spec.pieceRanges.enumerated() {
+            let kind = spec.pieces[p].kind
+            if let (phi, psi) = kind.idealTorsions {
+                for r in range { chain.phi[r] = radians(phi); chain.psi[r] = radians(psi) }
+            }
+            if kind.isCoil {
+                if coilPieces.isEmpty { coilStart = range.lowerBound }
+                coilPieces.append(p)
+                continue
+            }
+            if coilPieces.isEmpty, let last = elements.indices.last, elements[last].kind == kind,
+               elements[last].residues.upperBound == range.lowerBound {
+                elements[last].residues = elements[last].residues.lowerBound..<range.upperBound
+                elements[last].pieces.append(p)
+                continue
+            }
+            let coil = coilPieces.isEmpty ? range.lowerBound..<range.lowerBound : coilStart..<range.lowerBound
+            elements.append(SecondaryElement(kind: kind, residues: range, pieces: [p]))
+            junctions.append(Junction(coil: coil, coilPieces: coilPieces, element: elements.count - 1))
+            coilPieces = []
+        }
+        if !coilPieces.isEmpty {
+            junctions.append(Junction(coil: coilStart..<spec.residueCount, coilPieces: coilPieces, element: nil))
+        }
+    }
+
+    mutating func run() {
+        for j in junctions.indices { place(junction: j) }
+    }
+
+    // MARK: The search
+
+    struct Score: Comparable {
+        var clashes: Int
+        /// How deep the clashes go, summed (Å): smooth, so the search can pass a small overlap on
+        /// its way to a better fold and then remove it.
+        var overlap: Double
+        var hydrogenBonds: Int
+        var contacts: Int
+        /// For a hairpin: how far the new strand's Cα are from lying beside the partner's (Å²).
+        var misalignment = 0.0
+        /// For a hairpin: antiparallel β-bridges (DSSP's definition) between the two strands.
+        var bridges = 0
+        var value: Double {
+            // A clash outweighs anything a fold gains by it; a deep one more than a shallow one.
+            overlap * 3000 + Double(clashes) * 100 - Double(bridges) * 60 - Double(hydrogenBonds) * 10 - Double(contacts) + 2 * misalignment
+        }
+        static func < (a: Score, b: Score) -> Bool { a.value < b.value }
+    }
+
+    mutating func place(junction j: Int) {
+        let junction = junctions[j]
+        let element = junction.element.map { elements[$0] }
+        let lo = junction.coil.lowerBound
+        let hi = element?.residues.upperBound ?? junction.coil.upperBound
+        let earlierElements = elements[..<(junction.element ?? elements.count)]
+        let needsContacts = element != nil && !earlierElements.isEmpty
+        let contactsNeeded = element.map { max(1, min(2, $0.residues.count), $0.residues.count / 4) } ?? 0
+        // Two strands joined by a short coil should pair, as a β-hairpin.
+        let previous = junction.element.flatMap { $0 > 0 ? elements[$0 - 1] : nil }
+        let hairpinPartner: SecondaryElement? = (element?.kind == .strand && previous?.kind == .strand
+                                        && junction.coil.count <= hairpinCoilMaximum) ? previous : nil
+        let strandResidues = earlierElements.filter { $0.kind == .strand }.flatMap { Array($0.residues) }
+        // A hairpin's strands run side by side only if the strand's first residues adapt to the
+        // turn, as in real hairpins: they move with the coil, within the β region.
+        let flank = hairpinPartner.map { _ in min(2, element!.residues.count - 1) } ?? 0
+        let movableRange = lo..<(junction.coil.upperBound + flank)
+        let movable = Array(movableRange)
+        let coil = Array(junction.coil)
+
+        func evaluate(_ builder: inout Builder) -> (Score, Int?) {
+            builder.chain.build(lo..<hi)
+            let (clashes, overlap, partner) = builder.clashes(in: lo..<hi, movable: movableRange)
+            let contacts = needsContacts ? builder.contacts(of: element!.residues) : 0
+            let bonds = element?.kind == .strand && !strandResidues.isEmpty
+                ? builder.hydrogenBonds(between: element!.residues, and: hairpinPartner.map { Array($0.residues) } ?? strandResidues) : 0
+            let misalignment = hairpinPartner.map { builder.misalignment(of: element!.residues, beside: $0.residues) } ?? 0
+            let bridges = hairpinPartner.map { builder.bridges(between: element!.residues, and: $0.residues, placed: hi) } ?? 0
+            return (Score(clashes: clashes, overlap: overlap, hydrogenBonds: bonds, contacts: min(contacts, contactsNeeded),
+                          misalignment: misalignment, bridges: bridges), partner)
+        }
+        func goodEnough(_ s: Score) -> Bool {
+            s.clashes == 0 && (!needsContacts || s.contacts >= contactsNeeded) && (hairpinPartner == nil || s.bridges >= pairingBridges)
+        }
+
+        typealias Candidate = (score: (Score, Int?), torsions: [(Double, Double)])
+        func current(_ builder: inout Builder) -> Candidate {
+            (evaluate(&builder), movable.map { (builder.chain.phi[$0], builder.chain.psi[$0]) })
+        }
+        func apply(_ torsions: [(Double, Double)], _ builder: inout Builder) {
+            for (k, r) in movable.enumerated() { builder.chain.phi[r] = torsions[k].0; builder.chain.psi[r] = torsions[k].1 }
+        }
+        // Nudges a candidate while that helps, in steps shrinking from 20° to 4°: hydrogen bonds
+        // want a precise register, and a small overlap left by a template is removed this way.
+        func refine(_ start: Candidate, steps: Int, _ builder: inout Builder) -> Candidate {
+            var best = start
+            for step in 0..<steps {
+                let size = 20 - 16 * Double(step) / Double(steps)
+                for (k, r) in movable.enumerated() where builder.spec.pieces[builder.pieceOfResidue[r]].kind != .rigidCoil {
+                    builder.chain.phi[r] = best.torsions[k].0 + radians(Double.random(in: -size...size, using: &builder.random))
+                    builder.chain.psi[r] = best.torsions[k].1 + radians(Double.random(in: -size...size, using: &builder.random))
+                }
+                let candidate = current(&builder)
+                if candidate.score.0 < best.score.0 { best = candidate }
+            }
+            return best
+        }
+
+        var best = current(&self)
+        if !coil.isEmpty && !goodEnough(best.score.0) {
+            // The common turns first, where they fit the coil's residues.
+            var template: Candidate?
+            if coil.count == 2 && coil.allSatisfy({ spec.pieces[pieceOfResidue[$0]].kind == .flexibleCoil }) {
+                let flanks = flank > 0 ? RamachandranRegion.hairpinFlanks : [[]]
+                for turn in RamachandranRegion.twoResidueTurns {
+                    for flankTorsions in flanks {
+                        for (k, r) in coil.enumerated() { chain.phi[r] = radians(turn[k].0); chain.psi[r] = radians(turn[k].1) }
+                        for (k, (phi, psi)) in flankTorsions.prefix(flank).enumerated() {
+                            chain.phi[junction.coil.upperBound + k] = radians(phi); chain.psi[junction.coil.upperBound + k] = radians(psi)
+                        }
+                        let candidate = current(&self)
+                        if candidate.score.0 < (template?.score.0 ?? best.score.0) { template = candidate }
+                    }
+                }
+            }
+            if let template, template.score.0 < best.score.0 { best = template }
+            // Then random conformations, in rounds, until one will do.
+            var sampled = best
+            var round = 0
+            // A hairpin samples at least one round, to compare registers; other joints stop at the
+            // first conformation that will do.
+            sampling: while round < maximumRounds && (!goodEnough(sampled.score.0) || (round == 0 && hairpinPartner != nil)) {
+                for _ in 0..<roundSize {
+                    sampleCoil(movable)
+                    let candidate = current(&self)
+                    if candidate.score.0 < sampled.score.0 { sampled = candidate }
+                    if hairpinPartner == nil && goodEnough(sampled.score.0) { break sampling }
+                }
+                round += 1
+            }
+            best = sampled
+            let steps = hairpinPartner == nil ? refinementSteps : 3 * refinementSteps
+            if !goodEnough(best.score.0) || hairpinPartner != nil { best = refine(best, steps: steps, &self) }
+            // A template refined on its own can beat the sampled best (a hairpin a few tenths of an
+            // ångström from clash-free, say), so it gets its own refinement.
+            if let template, hairpinPartner != nil || !goodEnough(best.score.0) {
+                let refined = refine(template, steps: steps, &self)
+                if refined.score.0 < best.score.0 { best = refined }
+            }
+            apply(best.torsions, &self)
+            chain.build(lo..<hi)
+            best.score = evaluate(&self)
+        }
+
+        let score = best.score.0
+        junctions[j].clashes = score.clashes
+        junctions[j].clashPartner = best.score.1
+        junctions[j].contacts = score.contacts
+        junctions[j].hydrogenBonds = score.hydrogenBonds
+        junctions[j].packed = !needsContacts || score.contacts >= contactsNeeded
+        junctions[j].paired = hairpinPartner == nil || score.bridges >= pairingBridges
+        junctions[j].bridges = score.bridges
+        totalClashes += score.clashes
+        for r in lo..<hi { insert(residue: r) }
+    }
+
+    /// New torsions: Ramachandran-allowed for a flexible coil, near polyproline II for a rigid one,
+    /// within the β region for the first residues of a strand that closes a hairpin.
+    mutating func sampleCoil(_ residues: [Int]) {
+        for r in residues {
+            let kind = spec.pieces[pieceOfResidue[r]].kind
+            if kind == .strand {
+                chain.phi[r] = radians(-139 + Double.random(in: -25...25, using: &random))
+                chain.psi[r] = radians(135 + Double.random(in: -25...25, using: &random))
+            } else if kind == .rigidCoil {
+                chain.phi[r] = radians(-75 + Double.random(in: -10...10, using: &random))
+                chain.psi[r] = radians(145 + Double.random(in: -10...10, using: &random))
+            } else {
+                (chain.phi[r], chain.psi[r]) = RamachandranRegion.sample(RamachandranRegion.regions(for: chain.sequence[r]), using: &random)
+            }
+        }
+    }
+
+    mutating func insert(residue r: Int) {
+        let kinds: [AtomKind] = [.n, .ca, .c, .o, .cb]
+        for (k, atom) in chain.atoms(of: r).enumerated() { clashGrid.insert(atom.position, residue: r, kind: kinds[k]) }
+        anchorGrid.insert(chain.sideChainAnchor(r), residue: r, kind: .cb)
+    }
+
+    /// Atom pairs closer than allowed, between residues at least two apart: the new residues
+    /// against those placed, and the movable coil against the new residues.
+    func clashes(in range: Range<Int>, movable: Range<Int>) -> (count: Int, overlap: Double, partner: Int?) {
+        let kinds: [AtomKind] = [.n, .ca, .c, .o, .cb]
+        var count = 0
+        var overlap = 0.0
+        var partner: Int?
+        var worst = Double.infinity
+        var atoms: [[(SIMD3<Double>, AtomKind)]] = []
+        for r in range {
+            let own = chain.atoms(of: r).enumerated().map { ($0.element.position, kinds[$0.offset]) }
+            atoms.append(own)
+            for (p, kind) in own {
+                clashGrid.visit(near: p) { e in
+                    guard r - Int(e.residue) >= 2 else { return true }
+                    let d = length(p - e.position)
+                    let limit = AtomKind.minimumDistance(kind, e.kind)
+                    if d < limit {
+                        count += 1
+                        overlap += limit - d
+                        if d < worst { worst = d; partner = Int(e.residue) }
+                    }
+                    return true
+                }
+            }
+        }
+        for i in range where movable.contains(i) {
+            for j in range where abs(i - j) >= 2 && !(movable.contains(j) && j < i) {
+                for (p, a) in atoms[i - range.lowerBound] {
+                    for (q, b) in atoms[j - range.lowerBound] {
+                        let d = length(p - q), limit = AtomKind.minimumDistance(a, b)
+                        if d < limit { count += 1; overlap += limit - d }
+                    }
+                }
+            }
+        }
+        return (count, overlap, partner)
+    }
+
+    /// Residues of `residues` whose side chain points within 7.5 Å of one of an earlier piece
+    /// (more than four residues away in sequence, so the joining coil does not count).
+    func contacts(of residues: Range<Int>) -> Int {
+        var count = 0
+        for r in residues {
+            let p = chain.sideChainAnchor(r)
+            var touching = false
+            anchorGrid.visit(near: p) { e in
+                if r - Int(e.residue) > 4 && length(p - e.position) < contactDistance { touching = true; return false }
+                return true
+            }
+            if touching { count += 1 }
+        }
+        return count
+    }
+
+    /// Σ over the new strand's residues of (distance to the nearest partner Cα − 4.8 Å)², each
+    /// capped at 25: zero when the strands lie side by side at pairing distance. It guides the
+    /// search towards a hairpin before any hydrogen bond has formed.
+    func misalignment(of new: Range<Int>, beside partner: Range<Int>) -> Double {
+        var sum = 0.0
+        for j in new {
+            var nearest = Double.infinity
+            for i in partner { nearest = min(nearest, length(chain.ca[j] - chain.ca[i])) }
+            sum += min((nearest - 4.8) * (nearest - 4.8), 25)
+        }
+        return sum
+    }
+
+    /// β-bridges between two strands as DSSP defines them, with Hbond(a, b) for C=O of a ··· H-N of b:
+    /// antiparallel (i, j) when Hbond(i, j) and Hbond(j, i), or Hbond(i−1, j+1) and Hbond(j−1, i+1);
+    /// parallel when Hbond(i−1, j) and Hbond(j, i+1), or Hbond(j−1, i) and Hbond(i, j+1).
+    /// Only residues below `placed` exist yet.
+    func bridges(between new: Range<Int>, and partner: Range<Int>, placed: Int, parallel: Bool = false) -> Int {
+        func f(_ v: SIMD3<Double>) -> SIMD3<Float> { SIMD3<Float>(Float(v.x), Float(v.y), Float(v.z)) }
+        func hbond(_ a: Int, _ d: Int) -> Bool {
+            guard a >= 0, d > 0, a < placed, d < placed, abs(a - d) >= 2, chain.sequence[d] != "P",
+                  length(chain.ca[d] - chain.ca[a]) < 8 else { return false }
+            let h = DSSP.amideHydrogen(n: f(chain.n[d]), previousC: f(chain.c[d - 1]), previousO: f(chain.o[d - 1]))
+            return DSSP.hydrogenBondEnergy(n: f(chain.n[d]), h: h, c: f(chain.c[a]), o: f(chain.o[a])) < -0.5
+        }
+        var count = 0
+        for i in partner {
+            for j in new where j - i >= 3 {
+                let bridged = parallel
+                    ? (hbond(i - 1, j) && hbond(j, i + 1)) || (hbond(j - 1, i) && hbond(i, j + 1))
+                    : (hbond(i, j) && hbond(j, i)) || (hbond(i - 1, j + 1) && hbond(j - 1, i + 1))
+                if bridged { count += 1 }
+            }
+        }
+        return count
+    }
+
+    /// Backbone hydrogen bonds (DSSP's energy below −0.5 kcal/mol) in either direction between
+    /// the residues of a new strand and earlier strand residues, not counting those of residues
+    /// fewer than four apart: a turn closes with those whether or not its strands pair.
+    func hydrogenBonds(between new: Range<Int>, and earlier: [Int]) -> Int {
+        func f(_ v: SIMD3<Double>) -> SIMD3<Float> { SIMD3<Float>(Float(v.x), Float(v.y), Float(v.z)) }
+        func bonded(donor d: Int, acceptor a: Int) -> Bool {
+            guard d > 0, abs(d - a) >= 4, chain.sequence[d] != "P", length(chain.ca[d] - chain.ca[a]) < 7 else { return false }
+            let h = DSSP.amideHydrogen(n: f(chain.n[d]), previousC: f(chain.c[d - 1]), previousO: f(chain.o[d - 1]))
+            return DSSP.hydrogenBondEnergy(n: f(chain.n[d]), h: h, c: f(chain.c[a]), o: f(chain.o[a])) < -0.5
+        }
+        var count = 0
+        for r in new {
+            for e in earlier {
+                if bonded(donor: r, acceptor: e) { count += 1 }
+                if bonded(donor: e, acceptor: r) { count += 1 }
+            }
+        }
+        return count
+    }
+
+    // MARK: The verdict
+
+    func pieceName(_ p: Int) -> String { "\(spec.pieces[p].kind.displayName) (piece \(p + 1))" }
+
+    func elementName(_ e: SecondaryElement) -> String {
+        e.pieces.count == 1 ? pieceName(e.pieces[0]) : "\(e.kind.displayName) (pieces \(e.pieces.map { String($0 + 1) }.joined(separator: "–")))"
+    }
+
+    func verdict(secondaryStructure: [SecondaryStructureCode], libraryIDs: Set<String>) -> Verdict {
+        var reasons: [String] = []
+        if elements.isEmpty {
+            reasons.append("a chain of coils has no shape of its own to hold together: add a helix or a strand")
+        }
+        for junction in junctions {
+            guard junction.clashes > 0 || !junction.packed || !junction.paired else { continue }
+            let coilWords = junction.coil.isEmpty ? "with no coil before it"
+                : "after a \(junction.coil.count)-residue \(junction.coilPieces.allSatisfy { spec.pieces[$0].kind == .rigidCoil } ? "rigid coil" : "coil")"
+            let subject = junction.element.map { elementName(elements[$0]) } ?? "the final coil"
+            if junction.clashes > 0 {
+                let partner = junction.clashPartner.map { " into \(pieceName(pieceOfResidue[$0]))" } ?? ""
+                reasons.append(junction.coil.isEmpty ? "\(subject) clashes\(partner)"
+                               : "\(subject) clashes\(partner) \(coilWords), whatever shape the coil takes")
+            } else if !junction.packed {
+                reasons.append("\(subject) does not pack against the pieces before it \(coilWords)")
+            } else if !junction.paired, let e = junction.element {
+                reasons.append("\(subject) does not pair with \(elementName(elements[e - 1])): no backbone hydrogen bonds form across the \(junction.coil.count)-residue coil")
+            }
+            if junction.element != nil {
+                if junction.coil.isEmpty {
+                    reasons.append("the chain cannot turn without a coil between two pieces: add one")
+                } else if junction.coil.count < 2 {
+                    reasons.append("a \(junction.coil.count)-residue coil is too short to turn the chain back (turns take at least 2 residues)")
+                } else if junction.coilPieces.allSatisfy({ spec.pieces[$0].kind == .rigidCoil }) {
+                    reasons.append("a rigid coil holds the chain straight; a flexible coil can turn it")
+                }
+            }
+        }
+        let isValid = reasons.isEmpty
+        let message = isValid
+            ? "Congratulations, you have created a new protein made of \(spec.name)"
+            : "Sorry, this combination cannot be made"
+        return Verdict(isValid: isValid, message: message, reasons: reasons,
+                       motifs: isValid ? motifs(libraryIDs: libraryIDs) : [])
+    }
+
+    /// Super-secondary motifs the built design contains.
+    func motifs(libraryIDs: Set<String>) -> [Motif] {
+        var found: [Motif] = []
+        func add(_ name: String, _ parts: [SecondaryElement]) {
+            let pieces = parts.flatMap(\.pieces).map { $0 + 1 }
+            let example = Motif.examples[name].flatMap { libraryIDs.contains($0.id) ? $0 : nil }
+            found.append(Motif(name: name, pieces: pieces, example: example))
+        }
+        for (k, junction) in junctions.enumerated() {
+            guard let e = junction.element, e > 0 else { continue }
+            let a = elements[e - 1], b = elements[e]
+            let turn = junction.coil.count
+            if a.kind == .helix && b.kind == .helix && junction.packed && turn >= 2 {
+                add(turn <= 5 ? "helix-turn-helix" : "helical hairpin", [a, b])
+            }
+            if a.kind == .strand && b.kind == .strand && turn <= hairpinCoilMaximum && junctions[k].bridges >= pairingBridges {
+                add("β-hairpin", [a, b])
+            }
+            if e >= 2, a.kind == .helix, b.kind == .strand, elements[e - 2].kind == .strand,
+               bridges(between: b.residues, and: elements[e - 2].residues, placed: chain.count, parallel: true) >= pairingBridges {
+                add("β-α-β", [elements[e - 2], a, b])
+            }
+        }
+        return found
+    }
+
+    // MARK: The structure
+
+    func makeStructure() -> Structure {
+        var model = Model(number: 1)
+        var serial: Int32 = 1
+        let elementOf: [String: Molecule.Element] = ["N": .nitrogen, "CA": .carbon, "C": .carbon, "O": .oxygen, "CB": .carbon]
+        var monomers: [String] = []
+        for r in 0..<chain.count {
+            let name = Self.residueNames[chain.sequence[r]] ?? "UNK"
+            monomers.append(name)
+            let start = Int32(model.atoms.count)
+            for atom in chain.atoms(of: r) {
+                let p = atom.position
+                model.atoms.append(Atom(name: atom.name, element: elementOf[atom.name] ?? .carbon, serial: serial,
+                                        position: SIMD3<Float>(Float(p.x), Float(p.y), Float(p.z))))
+                serial += 1
+            }
+            model.residues.append(Residue(name: name, number: Int32(r + 1), sequenceIndex: Int32(r),
+                                          atomStart: start, atomEnd: Int32(model.atoms.count)))
+        }
+        model.chains = [Chain(id: "A", labelID: "A", entityIndex: 0, residueStart: 0, residueEnd: Int32(chain.count))]
+        var structure = Structure()
+        structure.metadata.id = "DESIGN"
+        structure.metadata.title = "Designed protein: \(spec.name)"
+        structure.metadata.experimentalMethods = ["THEORETICAL MODEL"]
+        structure.metadata.authors = ["ProteinAR builder"]
+        var entity = Entity(id: "1", kind: .polymer)
+        entity.polymerType = .protein
+        entity.description = spec.name
+        entity.monomers = monomers
+        entity.chainIDs = ["A"]
+        structure.entities = [entity]
+        structure.models = [model]
+        return structure
+    }
+
+    static let residueNames: [Character: String] = [
+        "A": "ALA", "R": "ARG", "N": "ASN", "D": "ASP", "C": "CYS", "Q": "GLN", "E": "GLU", "G": "GLY", "H": "HIS", "I": "ILE",
+        "L": "LEU", "K": "LYS", "M": "MET", "F": "PHE", "P": "PRO", "S": "SER", "T": "THR", "W": "TRP", "Y": "TYR", "V": "VAL",
+    ]
+}

@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import Molecule
+import MoleculeLibrary
+import MoleculeMesh
+import ProteinDesign
+
+struct BuildCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "build",
+        abstract: "Design a protein from helix, strand and coil pieces: build it with ideal geometry and say whether it holds together.",
+        discussion: """
+            Pieces in order, each with an optional length: helix:14,coil:4,helix:14. Names: helix, strand (or sheet), \
+            coil (flexible), rigid-coil (polyproline II). The output's extension picks the format: .pdb, .cif, or a \
+            cartoon model (.usdz, .glb, .obj, .stl, .dae, .ply).
+            """)
+
+    @Argument(help: "The pieces, e.g. helix:14,coil:4,helix:14.") var pieces: String
+    @Option(help: "One-letter sequence for the whole chain (default: a composition suited to each piece).") var sequence: String?
+    @Option(help: "Seed for the flexible coils; the same seed builds the same design.") var seed: UInt64 = 1
+    @Option(name: .shortAndLong, help: "Write the design: .pdb, .cif, .usdz, .glb, .obj, .stl, .dae or .ply.") var output: String?
+    @Flag(help: "Print the verdict as JSON.") var json = false
+
+    func run() throws {
+        let spec: DesignSpec
+        do { spec = try DesignSpec(parsing: pieces, sequence: sequence, seed: seed) } catch { throw CLIError(error.message) }
+        if let output { try checkWritable(output) }
+        let started = Date()
+        let design = ProteinDesigner.build(spec)
+        let buildSeconds = Date().timeIntervalSince(started)
+        if let output { try write(design, to: output) }
+        let verdict = design.verdict
+        if json {
+            print(String(decoding: try JSONEncoder().encode(DesignReport(design, seconds: buildSeconds)), as: UTF8.self))
+            return
+        }
+        print(verdict.message + (verdict.isValid ? "." : ":"))
+        for reason in verdict.reasons { print("  - \(reason)") }
+        for motif in verdict.motifs {
+            print("  motif: \(motif.name) (pieces \(motif.pieces.map(String.init).joined(separator: ", ")))")
+        }
+        print("\(spec.residueCount) residues, built and checked in \(String(format: "%.1f", buildSeconds * 1000)) ms")
+        print("sequence  \(String(spec.sequence))")
+        print("DSSP      \(String(design.secondaryStructure.map(\.letter)))")
+    }
+
+    func write(_ design: Design, to output: String) throws {
+        let ext = (output as NSString).pathExtension.lowercased()
+        let bytes: [UInt8]
+        switch ext {
+        case "pdb": bytes = StructureWriter.pdb(design.structure)
+        case "cif": bytes = StructureWriter.mmCIF(design.structure)
+        default:
+            guard let format = ModelFormat(rawValue: ext), format != .mtl else {
+                throw CLIError("\(output): unknown output format '\(ext)'; accepted: pdb, cif, usdz, glb, obj, stl, dae, ply")
+            }
+            var options = MoleculeSceneOptions()
+            options.representation = .cartoon
+            options.colorScheme = .secondaryStructure
+            let (scene, _) = try MoleculeSceneBuilder.build(design.structure, options: options)
+            bytes = format.encode(scene, mtlFileName: "design.mtl")
+        }
+        try writeFile(bytes, to: output)
+        FileHandle.standardError.write(Data("wrote \(output) (\(bytes.count) bytes)\n".utf8))
+    }
+}
+
+/// The verdict and what was built, for `--json` and scripts.
+struct DesignReport: Encodable {
+    struct MotifJSON: Encodable { var name: String; var pieces: [Int]; var example: String? }
+    var valid: Bool
+    var message: String
+    var reasons: [String]
+    var motifs: [MotifJSON]
+    var residues: Int
+    var sequence: String
+    var secondaryStructure: String
+    var pieces: [[Int]]
+    var milliseconds: Double
+
+    init(_ d: Design, seconds: Double) {
+        valid = d.verdict.isValid
+        message = d.verdict.message
+        reasons = d.verdict.reasons
+        motifs = d.verdict.motifs.map { MotifJSON(name: $0.name, pieces: $0.pieces, example: $0.example?.id) }
+        residues = d.spec.residueCount
+        sequence = String(d.spec.sequence)
+        secondaryStructure = String(d.secondaryStructure.map(\.letter))
+        pieces = d.pieceRanges.map { [$0.lowerBound + 1, $0.upperBound] }
+        milliseconds = seconds * 1000
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// The builder over HTTP: verdicts, files of a design named by its URL, saving to the library, bad input.
+@Suite("Design API")
+struct DesignAPITests {
+    @Test("POST /api/designs builds, judges and names motifs with a library example; save keeps it", arguments: StoreKind.allCases)
+    func build(kind: StoreKind) async throws {
+        let server = try await TestServer.start(kind)
+        defer { Task { await server.stop() } }
+        let reply = try await server.postJSON("/api/designs", #"{"pieces": "helix:14,coil:4,helix:14"}"#)
+        #expect(reply.status == 200)
+        let json = reply.json
+        #expect(json["valid"] as? Bool == true)
+        #expect(json["message"] as? String == "Congratulations, you have created a new protein made of Helix – Coil – Helix")
+        let motifs = json["motifs"] as? [[String: Any]] ?? []
+        #expect(motifs.first?["name"] as? String == "helix-turn-helix")
+        #expect((motifs.first?["example"] as? [String: Any])?["id"] as? String == "1LCD")
+        #expect((json["secondaryStructure"] as? String)?.contains("HHHHHHHHHH") == true)
+        let links = json["links"] as? [String: String] ?? [:]
+        let usdz = try await server.get(links["usdz"] ?? "/")
+        #expect(usdz.status == 200 && usdz.headers["content-type"] == "model/vnd.usdz+zip" && Array(usdz.body.prefix(2)) == [0x50, 0x4B])
+        let pdb = try await server.get(links["pdb"] ?? "/")
+        #expect(pdb.status == 200 && pdb.text.contains("ATOM      1  N   ALA A   1"))
+        #expect(try await server.get(links["glb"] ?? "/").body.prefix(4) == Array("glTF".utf8)[...])
+
+        // The list form, kept in the library; keeping it again finds the same molecule.
+        let body = #"{"pieces": [{"kind": "sheet", "length": 6}, {"kind": "coil", "length": 2}, {"kind": "strand"}], "seed": 1, "save": true}"#
+        let saved = try await server.postJSON("/api/designs", body)
+        #expect(saved.status == 200 && saved.json["valid"] as? Bool == true)
+        let molecule = saved.json["molecule"] as? [String: Any] ?? [:]
+        let id = try #require(molecule["id"] as? String)
+        #expect(id.hasPrefix("design-") && molecule["source"] as? String == "design")
+        #expect(try await server.get("/api/molecules/\(id)").status == 200)
+        #expect(try await server.get("/api/molecules/\(id)/model.glb?style=cartoon").status == 200)
+        #expect((try await server.postJSON("/api/designs", body).json["molecule"] as? [String: Any])?["id"] as? String == id)
+        #expect((try await server.get("/api/molecules?source=design").json["total"] as? Int) == 1)
+    }
+
+    @Test("impossible designs and bad input", arguments: [StoreKind.sqlite])
+    func badInput(kind: StoreKind) async throws {
+        let server = try await TestServer.start(kind) { $0.installStarterLibrary = false }
+        defer { Task { await server.stop() } }
+        let impossible = try await server.postJSON("/api/designs", #"{"pieces": "helix:20,coil:1,helix:20"}"#)
+        #expect(impossible.status == 200 && impossible.json["valid"] as? Bool == false)
+        #expect(impossible.json["message"] as? String == "Sorry, this combination cannot be made")
+        #expect((impossible.json["reasons"] as? [String])?.contains { $0.contains("too short to turn") } == true)
+
+        for (body, expected) in [
+            (#"{"pieces": "helix:14,wing:3"}"#, "is not a piece"),
+            (#"{"pieces": "helix:0"}"#, "lengths are 1 to 500"),
+            (#"{"pieces": "helix:4", "sequence": "AAZA"}"#, "'Z' at position 3"),
+            (#"{"pieces": "helix:4", "sequence": "AAA"}"#, "3 residues but the pieces have 4"),
+            (#"{"pieces": "helix:500,helix:500,helix:500,helix:500,helix:500"}"#, "at most 2000"),
+            (#"{"pieces": [{"kind": "loopy"}]}"#, "'loopy' is not a piece"),
+            (#"{"shape": "helix"}"#, "expected {"),
+            ("not json", "expected {"),
+        ] {
+            let reply = try await server.postJSON("/api/designs", body)
+            #expect(reply.status == 400 && reply.text.contains(expected), "\(body): \(reply.status) \(reply.text)")
+        }
+        #expect(try await server.get("/api/designs/model.glb").status == 400)
+        #expect(try await server.get("/api/designs/model.glb?pieces=helix:10&seed=x").status == 400)
+        #expect(try await server.get("/api/designs/model.glb?pieces=helix:10&wings=2").status == 400)
+        #expect(try await server.get("/api/designs/design.pdb?pieces=helix:10&style=cartoon").status == 400)
+        #expect(try await server.get("/api/designs/model.fbx?pieces=helix:10").status == 404)
+        #expect(try await server.get("/api/designs/model.glb?pieces=helix:10,blob").status == 400)
+        // The server carries on.
+        #expect(try await server.get("/api/designs/model.glb?pieces=helix:10").status == 200)
+    }
+}
