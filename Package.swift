@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "Library", targets: ["Library"]),
         .library(name: "PDBArchive", targets: ["PDBArchive"]),
         .library(name: "ProteinDesign", targets: ["ProteinDesign"]),
+        .library(name: "SketchRooms", targets: ["SketchRooms"]),
         .executable(name: "proteinar", targets: ["proteinar"]),
     ],
     dependencies: [
@@ -38,6 +39,8 @@ let package = Package(
         .target(name: "MoleculeMesh", dependencies: ["Molecule", "SceneExport"]),
         // The builder: helix, strand and coil pieces into a polypeptide with ideal geometry, and a verdict.
         .target(name: "ProteinDesign", dependencies: ["Molecule"]),
+        // Shared sketch rooms: rooms, permissions and the operation log, with no I/O.
+        .target(name: "SketchRooms"),
         // CPU rendering of triangle scenes to PNG pictures (previews, thumbnails).
         .target(name: "SceneRender", dependencies: ["SceneExport", .product(name: "CompressNIO", package: "compress-nio")]),
         // Persistence: the library's molecules, original files and cached models, in SQLite or PostgreSQL.
@@ -87,6 +90,7 @@ let package = Package(
         .testTarget(name: "SceneExportTests", dependencies: ["SceneExport"]),
         .testTarget(name: "MoleculeMeshTests", dependencies: ["MoleculeMesh"]),
         .testTarget(name: "ProteinDesignTests", dependencies: ["ProteinDesign", "Molecule"]),
+        .testTarget(name: "SketchRoomsTests", dependencies: ["SketchRooms"]),
         .testTarget(
             name: "ProteinARServerTests",
             dependencies: [

@@ -261,27 +261,22 @@ try:
     # (what Safari on iOS answers); the link must then point at a USDZ that passes Pixar's checker.
     script = b.cdp("Page.addScriptToEvaluateOnNewDocument", {"source":
         "const s = DOMTokenList.prototype.supports; DOMTokenList.prototype.supports = function (t) { return t === 'ar' || s.call(this, t); };"})
-    b.go(base + "/?ios#/explore/1AKE")  # a new document, so the script above runs first
-    href = wait("const a = document.getElementById('ar-button'); return a && a.rel === 'ar' && a.querySelector('img') && a.href", 90)
-    ok = bool(href and ".usdz" in href)
-    if not ok: href = js("return [location.href, document.createElement('a').relList.supports('ar'), document.getElementById('ar-slot').innerHTML, document.getElementById('status').textContent]")
-    if ok:
-        usdz = os.path.join(server.tmp, "quicklook-1AKE.usdz")
-        with urllib.request.urlopen(href, timeout=120) as r, open(usdz, "wb") as f: f.write(r.read())
-        r = subprocess.run(["python3", os.path.join(ROOT, "scripts", "check-usdz.py"), usdz], capture_output=True, text=True)
-        ok = r.returncode == 0
-        if not ok: href += " " + r.stdout[-400:]
+    def quick_look(page, button, slot, path, name):
+        b.go(base + page)  # a new document, so the script above runs first
+        href = wait(f"const a = document.getElementById('{button}'); return a && a.rel === 'ar' && a.querySelector('img') && a.href", 90)
+        ok = bool(href and path in href)
+        if not ok:
+            href = js(f"return [location.href, document.getElementById('{slot}').innerHTML, document.getElementById('status').textContent]")
+        else:
+            usdz = os.path.join(server.tmp, f"quicklook-{name}.usdz")
+            with urllib.request.urlopen(href, timeout=120) as r, open(usdz, "wb") as f: f.write(r.read())
+            r = subprocess.run(["python3", os.path.join(ROOT, "scripts", "check-usdz.py"), usdz], capture_output=True, text=True)
+            ok = r.returncode == 0
+            if not ok: href += " " + r.stdout[-400:]
+        return ok, href
+    ok, href = quick_look("/?ios#/explore/1AKE", "ar-button", "ar-slot", "/api/molecules/1AKE/model.usdz", "1AKE")
     check("on iOS, View in AR is a Quick Look link (rel=ar, wrapping an image) to a USDZ that passes usdz-check", ok, str(href))
-    b.go(base + "/?ios-build#/build/strand:6,flexible-coil:2,strand:6/1")
-    href = wait("const a = document.getElementById('build-ar-button'); return a && a.rel === 'ar' && a.querySelector('img') && a.href", 90)
-    ok = bool(href and "/api/designs/model.usdz" in href)
-    if not ok: href = js("return [location.href, document.getElementById('build-ar-slot').innerHTML, document.getElementById('status').textContent, document.getElementById('build-verdict').textContent]")
-    if ok:
-        usdz = os.path.join(server.tmp, "quicklook-design.usdz")
-        with urllib.request.urlopen(href, timeout=120) as r, open(usdz, "wb") as f: f.write(r.read())
-        r = subprocess.run(["python3", os.path.join(ROOT, "scripts", "check-usdz.py"), usdz], capture_output=True, text=True)
-        ok = r.returncode == 0
-        if not ok: href += " " + r.stdout[-400:]
+    ok, href = quick_look("/?ios-build#/build/strand:6,flexible-coil:2,strand:6/1", "build-ar-button", "build-ar-slot", "/api/designs/model.usdz", "design")
     check("on iOS, a built design's Quick Look link is a USDZ that passes usdz-check", ok, str(href))
     b.cdp("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
 except Exception as e:

@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+@testable import SketchRooms
+
+/// Rooms without I/O: ordering, resends, undo, permissions, bad operations, snapshots.
+@Suite("Sketch rooms")
+struct SketchRoomsTests {
+    let teacher = Actor(id: "teacher")
+    let student = Actor(id: "student")
+    let stranger = Actor(id: "stranger")
+    let guest = Actor(id: "session-42", isGuest: true)
+    var room: RoomSettings { RoomSettings(id: "room-1", name: "1AKE active site", ownerID: "teacher", isPublic: true, members: ["student"]) }
+
+    static func stroke(_ id: String, _ n: Int = 3, color: String = "#ff0000") -> RoomOperation {
+        .addStroke(id: id, points: (0..<n).map { RoomPoint(Double($0) * 0.01, 0, 0) }, color: color, width: 0.005)
+    }
+
+    func accept(_ state: inout RoomState, _ actor: Actor, _ id: String, _ op: RoomOperation) throws -> LoggedOperation {
+        guard case .accepted(let logged) = try state.apply(ClientOperation(clientOpID: id, operation: op), by: actor, in: room) else {
+            throw RoomError(.invalid, "expected a new operation")
+        }
+        return logged
+    }
+
+    @Test("operations are numbered in order; a resend is recognised, not applied twice")
+    func ordering() throws {
+        var state = RoomState()
+        let a = try accept(&state, teacher, "t1", Self.stroke("s1"))
+        let b = try accept(&state, student, "u1", Self.stroke("s2"))
+        let c = try accept(&state, student, "u2", .extendStroke(id: "s2", points: [RoomPoint(1, 1, 1)]))
+        #expect([a.sequence, b.sequence, c.sequence] == [1, 2, 3])
+        #expect(try state.apply(ClientOperation(clientOpID: "u1", operation: Self.stroke("s2")), by: student, in: room) == .duplicate(sequence: 2))
+        #expect(state.sequence == 3 && state.strokes.map(\.id) == ["s1", "s2"] && state.strokes[1].points.count == 4)
+    }
+
+    @Test("undo removes the sender's own last stroke as a whole; clear is the owner's")
+    func undoAndClear() throws {
+        var state = RoomState()
+        _ = try accept(&state, teacher, "t1", Self.stroke("s1"))
+        _ = try accept(&state, student, "u1", Self.stroke("s2"))
+        _ = try accept(&state, teacher, "t2", Self.stroke("s3"))
+        let undo = try accept(&state, student, "u2", .undo)
+        #expect(undo.operation == .removeStroke(id: "s2"))
+        #expect(state.strokes.map(\.id) == ["s1", "s3"])
+        #expect(throws: RoomError(.notFound, "you have no stroke to undo")) { try state.apply(ClientOperation(clientOpID: "u3", operation: .undo), by: student, in: room) }
+        #expect(throws: RoomError(.forbidden, "only the room's owner may clear it")) {
+            try state.apply(ClientOperation(clientOpID: "u4", operation: .clear), by: student, in: room)
+        }
+        _ = try accept(&state, teacher, "t3", .clear)
+        #expect(state.strokes.isEmpty)
+    }
+
+    @Test("non-members and guests are refused what they may not do, and nothing changes")
+    func permissions() throws {
+        var state = RoomState()
+        _ = try accept(&state, teacher, "t1", Self.stroke("s1"))
+        let before = state
+        var privateRoom = room
+        privateRoom.isPublic = false
+        #expect(throws: RoomError.self) { try state.apply(ClientOperation(clientOpID: "x", operation: Self.stroke("s9")), by: stranger, in: privateRoom) }
+        #expect(!privateRoom.mayRead(stranger) && room.mayRead(guest) && !room.mayDraw(guest))
+        #expect(throws: RoomError(.forbidden, "guests may only watch in room room-1")) {
+            try state.apply(ClientOperation(clientOpID: "g1", operation: Self.stroke("s9")), by: guest, in: room)
+        }
+        #expect(throws: RoomError(.forbidden, "only its author or the room's owner may remove stroke s1")) {
+            try state.apply(ClientOperation(clientOpID: "u1", operation: .removeStroke(id: "s1")), by: student, in: room)
+        }
+        #expect(throws: RoomError(.forbidden, "stroke s1 is someone else's")) {
+            try state.apply(ClientOperation(clientOpID: "u2", operation: .extendStroke(id: "s1", points: [RoomPoint(0, 0, 0)])), by: student, in: room)
+        }
+        #expect(state == before)
+        var open = room
+        open.guestsMayDraw = true
+        #expect(try state.apply(ClientOperation(clientOpID: "g2", operation: Self.stroke("s9")), by: guest, in: open) == .accepted(
+            LoggedOperation(sequence: 2, author: "guest:session-42", clientOpID: "g2", operation: Self.stroke("s9"))))
+    }
+
+    @Test("bad operations: a clear error each, nothing changes")
+    func badOperations() throws {
+        var state = RoomState()
+        _ = try accept(&state, teacher, "t1", Self.stroke("s1"))
+        let before = state
+        let bad: [(RoomOperation, String)] = [
+            (.addStroke(id: "s2", points: [RoomPoint(.nan, 0, 0)], color: "#ff0000", width: 0.01), "not made of finite numbers"),
+            (.addStroke(id: "s2", points: [RoomPoint(.infinity, 0, 0)], color: "#ff0000", width: 0.01), "not made of finite numbers"),
+            (.addStroke(id: "s2", points: [RoomPoint(5000, 0, 0)], color: "#ff0000", width: 0.01), "from the room's origin"),
+            (Self.stroke("s2", 501), "at most 500 points"),
+            (Self.stroke("s2", color: "red"), "expected #rrggbb"),
+            (.addStroke(id: "s2", points: [RoomPoint(0, 0, 0)], color: "#ff0000", width: 3), "width 3.0"),
+            (Self.stroke("s1"), "exists already"),
+            (Self.stroke("bad id!"), "1 to 64 letters"),
+            (.addStroke(id: "s2", points: [], color: "#ff0000", width: 0.01), "at least one point"),
+            (.addNote(id: "n1", text: "   ", anchor: .point(RoomPoint(0, 0, 0))), "1 to 500 characters"),
+            (.addNote(id: "n1", text: String(repeating: "a", count: 501), anchor: .residue(chain: "A", number: 10)), "1 to 500 characters"),
+            (.setMolecule(MoleculePlacement(moleculeID: "1AKE", transform: [1, 2, 3])), "16 finite numbers"),
+            (.removeStroke(id: "nope"), "no stroke nope"),
+        ]
+        for (i, (op, message)) in bad.enumerated() {
+            do {
+                _ = try state.apply(ClientOperation(clientOpID: "b\(i)", operation: op), by: teacher, in: room)
+                Issue.record("accepted \(op)")
+            } catch {
+                #expect(error.message.contains(message), "\(op): \(error.message)")
+            }
+        }
+        #expect(state == before)
+        // Script in a note is kept as the text it is.
+        _ = try accept(&state, teacher, "t2", .addNote(id: "n1", text: "<script>alert(1)</script>", anchor: .residue(chain: "A", number: 12)))
+        #expect(state.notes.first?.text == "<script>alert(1)</script>")
+    }
+
+    @Test("messages: operations round-trip as JSON; unknown types are named")
+    func messages() throws {
+        let ops: [RoomOperation] = [Self.stroke("s1"), .extendStroke(id: "s1", points: [RoomPoint(1, 2, 3)]), .removeStroke(id: "s1"), .undo, .clear,
+                                .addNote(id: "n1", text: "active site", anchor: .residue(chain: "A", number: 12)),
+                                .addNote(id: "n2", text: "here", anchor: .point(RoomPoint(0, 1, 0))), .removeNote(id: "n1"),
+                                .setMolecule(MoleculePlacement(moleculeID: "1AKE")), .setMolecule(nil)]
+        for op in ops {
+            let data = try JSONEncoder().encode(ClientOperation(clientOpID: "c1", operation: op))
+            #expect(try JSONDecoder().decode(ClientOperation.self, from: data).operation == op)
+        }
+        let unknown = Data(#"{"clientOpID": "c1", "operation": {"type": "teleport"}}"#.utf8)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(ClientOperation.self, from: unknown) }
+        let text = Data(##"{"type": "add-stroke", "id": "s1", "points": [[0, 0, 0], [0.1, 0, 0]], "color": "#00ff00", "width": 0.004}"##.utf8)
+        #expect(try JSONDecoder().decode(RoomOperation.self, from: text) == .addStroke(id: "s1", points: [RoomPoint(0, 0, 0), RoomPoint(0.1, 0, 0)], color: "#00ff00", width: 0.004))
+    }
+
+    @Test("a snapshot and the log's tail give the same room as the whole log; replays are harmless")
+    func snapshots() throws {
+        var live = RoomState()
+        var log: [LoggedOperation] = []
+        for i in 0..<50 {
+            log.append(try accept(&live, i % 2 == 0 ? teacher : student, "c\(i)", Self.stroke("s\(i)")))
+            if i % 7 == 6 { log.append(try accept(&live, student, "undo\(i)", .undo)) }
+        }
+        var fromLog = RoomState()
+        for op in log { fromLog.replay(op) }
+        #expect(fromLog == live)
+        let snapshot = try JSONDecoder().decode(RoomState.self, from: JSONEncoder().encode(Array(log.prefix(30)).reduce(into: RoomState()) { $0.replay($1) }))
+        var lateJoiner = snapshot
+        for op in log where op.sequence > snapshot.sequence { lateJoiner.replay(op) }
+        for op in log { lateJoiner.replay(op) }  // again: nothing changes
+        #expect(lateJoiner == live)
+        // A resend after a restart from the snapshot is still recognised.
+        #expect(try lateJoiner.apply(ClientOperation(clientOpID: "c48", operation: Self.stroke("s48")), by: teacher, in: room) == .duplicate(sequence: log.first { $0.clientOpID == "c48" }!.sequence))
+    }
+}
