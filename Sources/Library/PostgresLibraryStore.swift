@@ -5,9 +5,9 @@ import PostgresNIO
 /// The library in PostgreSQL, so that several servers share one library: the same tables as
 /// `SQLiteLibraryStore` (bytea for blobs, double precision for times).
 public final class PostgresLibraryStore: LibraryStore {
-    private let client: PostgresClient
+    let client: PostgresClient
     private let runTask: Task<Void, Never>
-    private let logger: Logger
+    let logger: Logger
     public let location: String
     public let cacheLimitBytes: Int
 
@@ -52,6 +52,17 @@ public final class PostgresLibraryStore: LibraryStore {
                 """,
                 "CREATE INDEX IF NOT EXISTS model_cache_lru ON model_cache(last_used)",
                 "CREATE INDEX IF NOT EXISTS model_cache_molecule ON model_cache(molecule_id)",
+                "CREATE TABLE IF NOT EXISTS rooms (id TEXT PRIMARY KEY, settings TEXT NOT NULL, created_at DOUBLE PRECISION NOT NULL)",
+                """
+                CREATE TABLE IF NOT EXISTS room_operations (
+                    room_id TEXT NOT NULL REFERENCES rooms(id) ON DELETE CASCADE, sequence BIGINT NOT NULL,
+                    operation TEXT NOT NULL, PRIMARY KEY (room_id, sequence))
+                """,
+                """
+                CREATE TABLE IF NOT EXISTS room_snapshots (
+                    room_id TEXT PRIMARY KEY REFERENCES rooms(id) ON DELETE CASCADE, sequence BIGINT NOT NULL,
+                    snapshot TEXT NOT NULL)
+                """,
             ] {
                 try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }

@@ -4,7 +4,7 @@ import GRDB
 /// The embedded default: one SQLite file in write-ahead-log mode (readers never wait for the
 /// writer), through GRDB's connection pool.
 public final class SQLiteLibraryStore: LibraryStore {
-    private let pool: DatabasePool
+    let pool: DatabasePool
     public let location: String
     public let cacheLimitBytes: Int
 
@@ -58,6 +58,22 @@ public final class SQLiteLibraryStore: LibraryStore {
                 """)
         }
         let pool = self.pool
+        migrator.registerMigration("v2-rooms") { db in
+            try db.execute(sql: """
+                CREATE TABLE rooms (id TEXT PRIMARY KEY, settings TEXT NOT NULL, created_at DOUBLE NOT NULL);
+                CREATE TABLE room_operations (
+                    room_id TEXT NOT NULL REFERENCES rooms(id) ON DELETE CASCADE,
+                    sequence INTEGER NOT NULL,
+                    operation TEXT NOT NULL,
+                    PRIMARY KEY (room_id, sequence)
+                );
+                CREATE TABLE room_snapshots (
+                    room_id TEXT PRIMARY KEY REFERENCES rooms(id) ON DELETE CASCADE,
+                    sequence INTEGER NOT NULL,
+                    snapshot TEXT NOT NULL
+                );
+                """)
+        }
         try await Task.detached { try migrator.migrate(pool) }.value
     }
 

@@ -1,0 +1,65 @@
+import Foundation
+import PostgresNIO
+
+/// Rooms in PostgreSQL, shared by every server on the database. The (room, sequence) primary key
+/// makes each number go to exactly one operation, whichever server appends it first.
+extension PostgresLibraryStore {
+    public func saveRoom(id: String, settingsJSON: String) async throws {
+        try await client.query("""
+            INSERT INTO rooms (id, settings, created_at) VALUES (\(id), \(settingsJSON), \(Date().timeIntervalSince1970))
+            ON CONFLICT (id) DO UPDATE SET settings = EXCLUDED.settings
+            """, logger: logger)
+    }
+
+    public func room(id: String) async throws -> StoredRoom? {
+        let rows = try await client.query("SELECT id, settings, created_at FROM rooms WHERE id = \(id)", logger: logger)
+        for try await (id, settings, created) in rows.decode((String, String, Double).self) {
+            return StoredRoom(id: id, settingsJSON: settings, createdAt: Date(timeIntervalSince1970: created))
+        }
+        return nil
+    }
+
+    public func rooms() async throws -> [StoredRoom] {
+        var out: [StoredRoom] = []
+        let rows = try await client.query("SELECT id, settings, created_at FROM rooms ORDER BY created_at", logger: logger)
+        for try await (id, settings, created) in rows.decode((String, String, Double).self) {
+            out.append(StoredRoom(id: id, settingsJSON: settings, createdAt: Date(timeIntervalSince1970: created)))
+        }
+        return out
+    }
+
+    public func appendOperation(_ op: StoredRoomOperation) async throws -> Bool {
+        let rows = try await client.query("""
+            INSERT INTO room_operations (room_id, sequence, operation) VALUES (\(op.roomID), \(op.sequence), \(op.json))
+            ON CONFLICT DO NOTHING RETURNING sequence
+            """, logger: logger)
+        for try await _ in rows.decode(Int64.self) { return true }
+        return false
+    }
+
+    public func operations(roomID: String, after: Int64, limit: Int) async throws -> [StoredRoomOperation] {
+        var out: [StoredRoomOperation] = []
+        let rows = try await client.query("""
+            SELECT sequence, operation FROM room_operations WHERE room_id = \(roomID) AND sequence > \(after)
+            ORDER BY sequence LIMIT \(limit)
+            """, logger: logger)
+        for try await (sequence, json) in rows.decode((Int64, String).self) {
+            out.append(StoredRoomOperation(roomID: roomID, sequence: sequence, json: json))
+        }
+        return out
+    }
+
+    public func saveSnapshot(roomID: String, sequence: Int64, json: String) async throws {
+        try await client.query("""
+            INSERT INTO room_snapshots (room_id, sequence, snapshot) VALUES (\(roomID), \(sequence), \(json))
+            ON CONFLICT (room_id) DO UPDATE SET sequence = EXCLUDED.sequence, snapshot = EXCLUDED.snapshot
+            WHERE EXCLUDED.sequence > room_snapshots.sequence
+            """, logger: logger)
+    }
+
+    public func latestSnapshot(roomID: String) async throws -> (sequence: Int64, json: String)? {
+        let rows = try await client.query("SELECT sequence, snapshot FROM room_snapshots WHERE room_id = \(roomID)", logger: logger)
+        for try await (sequence, json) in rows.decode((Int64, String).self) { return (sequence, json) }
+        return nil
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// Drawing rooms as the library keeps them: settings, the numbered log of operations and the
+/// latest snapshot, each as JSON that the rooms' own module defines (this layer only stores it).
+/// An operation is durable once `appendOperation` returns: the server acknowledges and broadcasts
+/// only after that.
+public protocol RoomLogStore: Sendable {
+    /// Creates the room or replaces its settings.
+    func saveRoom(id: String, settingsJSON: String) async throws
+    func room(id: String) async throws -> StoredRoom?
+    func rooms() async throws -> [StoredRoom]
+    /// Appends one operation under its sequence number; false (and nothing stored) when that number
+    /// is taken already, as when another server appended first.
+    func appendOperation(_ operation: StoredRoomOperation) async throws -> Bool
+    /// Operations with a sequence above `after`, in order, at most `limit`.
+    func operations(roomID: String, after: Int64, limit: Int) async throws -> [StoredRoomOperation]
+    /// Keeps the room's snapshot at `sequence`, replacing an older one; a long log then loads from it.
+    func saveSnapshot(roomID: String, sequence: Int64, json: String) async throws
+    func latestSnapshot(roomID: String) async throws -> (sequence: Int64, json: String)?
+}
+
+public struct StoredRoom: Sendable, Equatable {
+    public var id: String
+    public var settingsJSON: String
+    public var createdAt: Date
+    public init(id: String, settingsJSON: String, createdAt: Date) { self.id = id; self.settingsJSON = settingsJSON; self.createdAt = createdAt }
+}
+
+public struct StoredRoomOperation: Sendable, Equatable {
+    public var roomID: String
+    public var sequence: Int64
+    public var json: String
+    public init(roomID: String, sequence: Int64, json: String) { self.roomID = roomID; self.sequence = sequence; self.json = json }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import GRDB
+
+/// Rooms in the SQLite library: each append is its own transaction, committed to the write-ahead
+/// log before it returns, so a process killed right after has it.
+extension SQLiteLibraryStore {
+    public func saveRoom(id: String, settingsJSON: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO rooms (id, settings, created_at) VALUES (?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET settings = excluded.settings
+                """, arguments: [id, settingsJSON, Date().timeIntervalSince1970])
+        }
+    }
+
+    public func room(id: String) async throws -> StoredRoom? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT id, settings, created_at FROM rooms WHERE id = ?", arguments: [id]).map(Self.room)
+        }
+    }
+
+    public func rooms() async throws -> [StoredRoom] {
+        try await pool.read { db in try Row.fetchAll(db, sql: "SELECT id, settings, created_at FROM rooms ORDER BY created_at").map(Self.room) }
+    }
+
+    static func room(_ row: Row) -> StoredRoom {
+        StoredRoom(id: row["id"], settingsJSON: row["settings"], createdAt: Date(timeIntervalSince1970: row["created_at"]))
+    }
+
+    public func appendOperation(_ op: StoredRoomOperation) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO room_operations (room_id, sequence, operation) VALUES (?, ?, ?)",
+                           arguments: [op.roomID, op.sequence, op.json])
+            return db.changesCount == 1
+        }
+    }
+
+    public func operations(roomID: String, after: Int64, limit: Int) async throws -> [StoredRoomOperation] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT sequence, operation FROM room_operations WHERE room_id = ? AND sequence > ? ORDER BY sequence LIMIT ?
+                """, arguments: [roomID, after, limit]).map { StoredRoomOperation(roomID: roomID, sequence: $0["sequence"], json: $0["operation"]) }
+        }
+    }
+
+    public func saveSnapshot(roomID: String, sequence: Int64, json: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO room_snapshots (room_id, sequence, snapshot) VALUES (?, ?, ?)
+                ON CONFLICT(room_id) DO UPDATE SET sequence = excluded.sequence, snapshot = excluded.snapshot
+                WHERE excluded.sequence > room_snapshots.sequence
+                """, arguments: [roomID, sequence, json])
+        }
+    }
+
+    public func latestSnapshot(roomID: String) async throws -> (sequence: Int64, json: String)? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT sequence, snapshot FROM room_snapshots WHERE room_id = ?", arguments: [roomID])
+                .map { (sequence: $0["sequence"], json: $0["snapshot"]) }
+        }
+    }
+}
