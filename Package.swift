@@ -41,6 +41,8 @@ let package = Package(
         .target(name: "ProteinDesign", dependencies: ["Molecule"]),
         // Shared sketch rooms: rooms, permissions and the operation log, with no I/O.
         .target(name: "SketchRooms"),
+        // Rooms hosted on a library store: durable before acknowledged, live to subscribers.
+        .target(name: "RoomHost", dependencies: ["SketchRooms", "Library"]),
         // CPU rendering of triangle scenes to PNG pictures (previews, thumbnails).
         .target(name: "SceneRender", dependencies: ["SceneExport", .product(name: "CompressNIO", package: "compress-nio")]),
         // Persistence: the library's molecules, original files and cached models, in SQLite or PostgreSQL.
@@ -94,7 +96,7 @@ let package = Package(
         .testTarget(
             name: "ProteinARServerTests",
             dependencies: [
-                "ProteinARServer", "MoleculeLibrary", "Library", "PDBArchive",
+                "ProteinARServer", "MoleculeLibrary", "Library", "PDBArchive", "RoomHost", "SketchRooms",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

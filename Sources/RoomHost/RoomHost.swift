@@ -1,0 +1,158 @@
+import Foundation
+import Library
+import SketchRooms
+
+/// Hosts drawing rooms on a library store: loads a room from its latest snapshot and the log's
+/// tail, checks each operation with the room's rules, stores it, and only then reports it accepted,
+/// so nothing anyone was told had happened can be lost by a crash. Subscribers (the live
+/// connections) receive accepted operations in sequence order.
+public actor RoomHost {
+    public let store: any LibraryStore
+    /// Operations between snapshots: a room loads from at most this many log entries.
+    public let snapshotInterval: Int
+
+    struct Loaded {
+        var settings: RoomSettings
+        var state: RoomState
+        var sinceSnapshot: Int
+        var subscribers: [UUID: AsyncStream<LoggedOperation>.Continuation] = [:]
+    }
+    private var rooms: [String: Loaded] = [:]
+    /// Rooms with a submission in progress, and who waits for each: one at a time per room, so
+    /// numbers are handed out in the order operations are stored.
+    private var busy: Set<String> = []
+    private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
+    private let encoder: JSONEncoder = {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys]
+        return e
+    }()
+    private let decoder = JSONDecoder()
+
+    public init(store: any LibraryStore, snapshotInterval: Int = 500) {
+        self.store = store
+        self.snapshotInterval = max(1, snapshotInterval)
+    }
+
+    // MARK: Rooms
+
+    /// Creates a room (its id must be new) and stores it.
+    public func create(_ settings: RoomSettings) async throws -> RoomSettings {
+        guard try await store.room(id: settings.id) == nil else { throw RoomError(.invalid, "room \(settings.id) exists already") }
+        try await store.saveRoom(id: settings.id, settingsJSON: String(decoding: try encoder.encode(settings), as: UTF8.self))
+        rooms[settings.id] = Loaded(settings: settings, state: RoomState(), sinceSnapshot: 0)
+        return settings
+    }
+
+    public func settings(of id: String) async throws -> RoomSettings {
+        try await load(id).settings
+    }
+
+    /// The room's content for someone who may read it: what a late joiner starts from.
+    public func snapshot(of id: String, for actor: Actor) async throws -> RoomState {
+        let room = try await load(id)
+        guard room.settings.mayRead(actor) else { throw RoomError(.forbidden, "you are not a member of room \(id)") }
+        return room.state
+    }
+
+    /// Accepted operations after `sequence`, for a client that reconnects: no gap, no duplicate.
+    public func operations(in id: String, after sequence: UInt64, for actor: Actor) async throws -> [LoggedOperation] {
+        let room = try await load(id)
+        guard room.settings.mayRead(actor) else { throw RoomError(.forbidden, "you are not a member of room \(id)") }
+        var out: [LoggedOperation] = []
+        var after = Int64(sequence)
+        while true {
+            let page = try await store.operations(roomID: id, after: after, limit: 1_000)
+            for stored in page { out.append(try decoder.decode(LoggedOperation.self, from: Data(stored.json.utf8))) }
+            guard let last = page.last, page.count == 1_000 else { break }
+            after = last.sequence
+        }
+        return out
+    }
+
+    // MARK: Operations
+
+    /// Checks and applies `op`; when it is new, it is stored before this returns and then sent to
+    /// the room's subscribers. A resend returns the original sequence and changes nothing.
+    public func submit(_ op: ClientOperation, by actor: Actor, to id: String) async throws -> RoomState.Outcome {
+        await acquire(id)
+        defer { release(id) }
+        var room = try await load(id)
+        var state = room.state
+        let outcome = try state.apply(op, by: actor, in: room.settings)
+        guard case .accepted(let logged) = outcome else { return outcome }
+        let json = String(decoding: try encoder.encode(logged), as: UTF8.self)
+        guard try await store.appendOperation(StoredRoomOperation(roomID: id, sequence: Int64(logged.sequence), json: json)) else {
+            // Another server took this number first: catch up from the log and let the sender retry.
+            rooms[id] = nil
+            throw RoomError(.invalid, "the room moved on meanwhile; send the operation again")
+        }
+        room = rooms[id] ?? room  // suspended while storing: take subscribers that joined meanwhile
+        room.state = state
+        room.sinceSnapshot += 1
+        if room.sinceSnapshot >= snapshotInterval {
+            try await store.saveSnapshot(roomID: id, sequence: Int64(state.sequence),
+                                         json: String(decoding: try encoder.encode(state), as: UTF8.self))
+            room.sinceSnapshot = 0
+        }
+        rooms[id] = room
+        for subscriber in room.subscribers.values { subscriber.yield(logged) }
+        return outcome
+    }
+
+    /// Accepted operations of the room from now on, in order, until the stream is dropped.
+    public func subscribe(to id: String, for actor: Actor) async throws -> (snapshot: RoomState, updates: AsyncStream<LoggedOperation>) {
+        var room = try await load(id)
+        guard room.settings.mayRead(actor) else { throw RoomError(.forbidden, "you are not a member of room \(id)") }
+        let key = UUID()
+        let (stream, continuation) = AsyncStream<LoggedOperation>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
+        continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(key, from: id) } }
+        room.subscribers[key] = continuation
+        rooms[id] = room
+        return (room.state, stream)
+    }
+
+    private func acquire(_ id: String) async {
+        if busy.insert(id).inserted { return }
+        await withCheckedContinuation { waiting[id, default: []].append($0) }
+    }
+
+    private func release(_ id: String) {
+        if var queue = waiting[id], !queue.isEmpty {
+            let next = queue.removeFirst()
+            waiting[id] = queue.isEmpty ? nil : queue
+            next.resume()  // the room stays busy: the next submission has it
+        } else {
+            busy.remove(id)
+        }
+    }
+
+    private func unsubscribe(_ key: UUID, from id: String) {
+        rooms[id]?.subscribers[key] = nil
+    }
+
+    // MARK: Loading
+
+    private func load(_ id: String) async throws -> Loaded {
+        if let room = rooms[id] { return room }
+        guard let stored = try await store.room(id: id) else { throw RoomError(.notFound, "no room \(id.prefix(64))") }
+        let settings = try decoder.decode(RoomSettings.self, from: Data(stored.settingsJSON.utf8))
+        var state = RoomState()
+        if let snapshot = try await store.latestSnapshot(roomID: id) {
+            state = try decoder.decode(RoomState.self, from: Data(snapshot.json.utf8))
+        }
+        var tail = 0
+        var after = Int64(state.sequence)
+        while true {
+            let page = try await store.operations(roomID: id, after: after, limit: 1_000)
+            for stored in page { state.replay(try decoder.decode(LoggedOperation.self, from: Data(stored.json.utf8))) }
+            tail += page.count
+            guard let last = page.last, page.count == 1_000 else { break }
+            after = last.sequence
+        }
+        if let loaded = rooms[id] { return loaded }  // loaded by another call while this one waited
+        let room = Loaded(settings: settings, state: state, sinceSnapshot: tail)
+        rooms[id] = room
+        return room
+    }
+}

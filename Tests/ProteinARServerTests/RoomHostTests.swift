@@ -1,0 +1,84 @@
+import Foundation
+import Library
+import RoomHost
+import SketchRooms
+import Testing
+
+/// Rooms hosted on a real store: order, live updates, resume, restarts from snapshot and log.
+@Suite("Room host")
+struct RoomHostTests {
+    let teacher = Actor(id: "teacher")
+    let student = Actor(id: "student")
+    let stranger = Actor(id: "stranger")
+
+    static func stroke(_ id: String) -> RoomOperation {
+        .addStroke(id: id, points: [RoomPoint(0, 0, 0), RoomPoint(0.01, 0.02, 0)], color: "#3366ff", width: 0.004)
+    }
+
+    @Test("stored before acknowledged; a restarted host finds every acknowledged operation in order", arguments: StoreKind.allCases)
+    func durability(kind: StoreKind) async throws {
+        let (store, cleanup) = try await StoreTests.open(kind, cacheLimit: 1 << 20)
+        defer { Task { await cleanup() } }
+        try await store.migrate()
+        let host = RoomHost(store: store, snapshotInterval: 7)
+        _ = try await host.create(RoomSettings(id: "class-1", name: "1AKE", ownerID: "teacher", members: ["student"]))
+        let (initial, updates) = try await host.subscribe(to: "class-1", for: student)
+        #expect(initial.sequence == 0)
+
+        var acknowledged: [UInt64] = []
+        for i in 0..<30 {
+            let who = i % 3 == 0 ? student : teacher
+            let outcome = try await host.submit(ClientOperation(clientOpID: "op\(i)", operation: Self.stroke("s\(i)")), by: who, to: "class-1")
+            guard case .accepted(let logged) = outcome else { Issue.record("op\(i) not accepted"); continue }
+            acknowledged.append(logged.sequence)
+        }
+        _ = try await host.submit(ClientOperation(clientOpID: "undo1", operation: .undo), by: student, to: "class-1")
+        #expect(acknowledged == Array(1...30))
+        // A resend is recognised; a stranger is refused and nothing changes.
+        #expect(try await host.submit(ClientOperation(clientOpID: "op4", operation: Self.stroke("s4")), by: teacher, to: "class-1") == .duplicate(sequence: 5))
+        await #expect(throws: RoomError.self) { try await host.submit(ClientOperation(clientOpID: "x", operation: Self.stroke("x")), by: stranger, to: "class-1") }
+
+        // The subscriber saw every operation, in order.
+        var seen: [UInt64] = []
+        for await op in updates {
+            seen.append(op.sequence)
+            if seen.count == 31 { break }
+        }
+        #expect(seen == Array(1...31))
+
+        // A new host on the same store (a restarted server) loads snapshot + tail: the same room.
+        let live = try await host.snapshot(of: "class-1", for: teacher)
+        let restarted = RoomHost(store: store, snapshotInterval: 7)
+        let reloaded = try await restarted.snapshot(of: "class-1", for: teacher)
+        #expect(reloaded == live && reloaded.sequence == 31)
+        #expect(try await store.latestSnapshot(roomID: "class-1")?.sequence == 28)
+        #expect(try await restarted.submit(ClientOperation(clientOpID: "op29", operation: Self.stroke("s29")), by: teacher, to: "class-1")
+                == .duplicate(sequence: 30))
+        // A client that reconnects after sequence 25 gets 26...31, no gap and no duplicate.
+        #expect(try await restarted.operations(in: "class-1", after: 25, for: student).map(\.sequence) == [26, 27, 28, 29, 30, 31])
+        await #expect(throws: RoomError.self) { try await restarted.snapshot(of: "class-1", for: stranger) }
+        await #expect(throws: RoomError.self) { try await restarted.snapshot(of: "nope", for: teacher) }
+    }
+
+    @Test("concurrent submissions to one room get consecutive numbers", arguments: [StoreKind.sqlite])
+    func concurrency(kind: StoreKind) async throws {
+        let (store, cleanup) = try await StoreTests.open(kind, cacheLimit: 1 << 20)
+        defer { Task { await cleanup() } }
+        try await store.migrate()
+        let host = RoomHost(store: store)
+        _ = try await host.create(RoomSettings(id: "busy", name: "busy", ownerID: "teacher", members: ["student"]))
+        let numbers = try await withThrowingTaskGroup(of: UInt64.self) { group in
+            for i in 0..<40 {
+                group.addTask {
+                    let outcome = try await host.submit(ClientOperation(clientOpID: "c\(i)", operation: Self.stroke("s\(i)")),
+                                                        by: i % 2 == 0 ? Actor(id: "teacher") : Actor(id: "student"), to: "busy")
+                    if case .accepted(let logged) = outcome { return logged.sequence }
+                    return 0
+                }
+            }
+            return try await group.reduce(into: [UInt64]()) { $0.append($1) }
+        }
+        #expect(numbers.sorted() == Array(1...40))
+        #expect(try await store.operations(roomID: "busy", after: 0, limit: 100).map(\.sequence) == Array(1...40))
+    }
+}
