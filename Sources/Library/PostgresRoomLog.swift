@@ -4,6 +4,15 @@ import PostgresNIO
 /// Rooms in PostgreSQL, shared by every server on the database. The (room, sequence) primary key
 /// makes each number go to exactly one operation, whichever server appends it first.
 extension PostgresLibraryStore {
+    public func createRoom(id: String, settingsJSON: String) async throws -> Bool {
+        let rows = try await client.query("""
+            INSERT INTO rooms (id, settings, created_at) VALUES (\(id), \(settingsJSON), \(Date().timeIntervalSince1970))
+            ON CONFLICT (id) DO NOTHING RETURNING id
+            """, logger: logger)
+        for try await _ in rows.decode(String.self) { return true }
+        return false
+    }
+
     public func saveRoom(id: String, settingsJSON: String) async throws {
         try await client.query("""
             INSERT INTO rooms (id, settings, created_at) VALUES (\(id), \(settingsJSON), \(Date().timeIntervalSince1970))

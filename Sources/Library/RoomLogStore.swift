@@ -5,6 +5,8 @@ import Foundation
 /// An operation is durable once `appendOperation` returns: the server acknowledges and broadcasts
 /// only after that.
 public protocol RoomLogStore: Sendable {
+    /// Creates the room; false (and nothing changed) when the id is taken, also by another server.
+    func createRoom(id: String, settingsJSON: String) async throws -> Bool
     /// Creates the room or replaces its settings.
     func saveRoom(id: String, settingsJSON: String) async throws
     func room(id: String) async throws -> StoredRoom?

@@ -4,6 +4,14 @@ import GRDB
 /// Rooms in the SQLite library: each append is its own transaction, committed to the write-ahead
 /// log before it returns, so a process killed right after has it.
 extension SQLiteLibraryStore {
+    public func createRoom(id: String, settingsJSON: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO rooms (id, settings, created_at) VALUES (?, ?, ?)",
+                           arguments: [id, settingsJSON, Date().timeIntervalSince1970])
+            return db.changesCount == 1
+        }
+    }
+
     public func saveRoom(id: String, settingsJSON: String) async throws {
         try await pool.write { db in
             try db.execute(sql: """

@@ -80,6 +80,12 @@ struct DesignRoutes: Sendable {
             throw APIError(.badRequest, "seed '\(seedText?.prefix(20) ?? "")': expected a whole number")
         }
         let spec = try Self.spec(DesignRequest(pieces: .text(pieces), sequence: sequence, seed: seed, save: nil))
+        // A design is fixed by its URL, so a browser's cached copy is answered before any building.
+        let key = "\(LibraryService.engineVersion)|\(name)|\(spec.piecesText)|\(String(spec.sequence))|\(spec.seed)|\(parameters.sorted { $0.key < $1.key })"
+        let tag = String(Hashing.sha256Hex(Array(key.utf8)).prefix(32))
+        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "\"\(tag)\"" }) {
+            return Response(status: .notModified, headers: [.eTag: "\"\(tag)\""])
+        }
         let bytes: [UInt8]
         let type: String
         switch name {
@@ -98,8 +104,7 @@ struct DesignRoutes: Sendable {
             bytes = try await call { try await service.model(of: design, request: modelRequest) }
             type = format.mediaType
         }
-        let tag = Hashing.sha256Hex(Array("\(LibraryService.engineVersion)|\(name)|\(spec.piecesText)|\(String(spec.sequence))|\(spec.seed)|\(parameters.sorted { $0.key < $1.key })".utf8))
-        return Responses.bytes(ByteBuffer(bytes: bytes), type: type, etag: String(tag.prefix(32)), request: request, head: false,
+        return Responses.bytes(ByteBuffer(bytes: bytes), type: type, etag: tag, request: request, head: false,
                                disposition: "inline; filename=\"design.\(name.split(separator: ".").last ?? "bin")\"")
     }
 
@@ -132,7 +137,7 @@ struct DesignRoutes: Sendable {
             ("motifs", .array(motifs)),
             ("pieces", .array(pieces)),
             ("residues", .int(spec.residueCount)),
-            ("seed", .int(Int(truncatingIfNeeded: spec.seed))),
+            ("seed", .raw(String(spec.seed))),
             ("sequence", .string(String(spec.sequence))),
             ("secondaryStructure", .string(String(design.secondaryStructure.map(\.letter)))),
             ("links", .object([

@@ -33,9 +33,14 @@ public struct DesignSpec: Sendable, Equatable {
             throw DesignError("the pieces add up to \(total) residues; a design has at most \(Self.maximumResidues)")
         }
         if let sequence {
-            let letters = Array(sequence.uppercased().filter { !$0.isWhitespace })
-            if let bad = letters.firstIndex(where: { !Self.aminoAcids.contains($0) }) {
-                throw DesignError("sequence letter '\(letters[bad])' at position \(bad + 1) is not an amino acid; use the one-letter codes ACDEFGHIKLMNPQRSTVWY")
+            // ASCII letters only: upper-casing "ß" would otherwise turn it into "SS".
+            var letters: [Character] = []
+            for c in sequence where !c.isWhitespace {
+                let upper = c.isASCII ? Character(c.uppercased()) : c
+                guard Self.aminoAcids.contains(upper) else {
+                    throw DesignError("sequence letter '\(c)' at position \(letters.count + 1) is not an amino acid; use the one-letter codes ACDEFGHIKLMNPQRSTVWY")
+                }
+                letters.append(upper)
             }
             guard letters.count == total else {
                 throw DesignError("the sequence has \(letters.count) residues but the pieces have \(total)")

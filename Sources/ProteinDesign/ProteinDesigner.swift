@@ -63,6 +63,8 @@ struct Junction {
 private let contactDistance = 7.5       // Å between Cβ (Cα of glycine) of two pieces
 private let hairpinCoilMaximum = 5      // residues: longer coils join strands that need not pair
 private let pairingBridges = 2          // consecutive β-bridges make a ladder, DSSP's E
+private let pairingWindow = 12          // residues each side of a hairpin's turn that are scored
+private let evaluationBudget = 60_000   // residues built per joint, all conformations together
 private let roundSize = 32
 private let maximumRounds = 16
 private let refinementSteps = 160
@@ -147,12 +149,18 @@ struct Builder {
         let hi = element?.residues.upperBound ?? junction.coil.upperBound
         let earlierElements = elements[..<(junction.element ?? elements.count)]
         let needsContacts = element != nil && !earlierElements.isEmpty
-        let contactsNeeded = element.map { max(1, min(2, $0.residues.count), $0.residues.count / 4) } ?? 0
+        // A quarter of the new piece, or of what came before when that is smaller: a long helix
+        // after a short one can only touch as much as the short one offers.
+        let earlierCount = elements[..<(junction.element ?? elements.count)].reduce(0) { $0 + $1.residues.count }
+        let contactsNeeded = element.map { max(1, min(2, $0.residues.count), min($0.residues.count, earlierCount) / 4) } ?? 0
         // Two strands joined by a short coil should pair, as a β-hairpin.
         let previous = junction.element.flatMap { $0 > 0 ? elements[$0 - 1] : nil }
         let hairpinPartner: SecondaryElement? = (element?.kind == .strand && previous?.kind == .strand
                                         && junction.coil.count <= hairpinCoilMaximum) ? previous : nil
-        let strandResidues = earlierElements.filter { $0.kind == .strand }.flatMap { Array($0.residues) }
+        // Pairing is judged near the turn: the partner's last and the new strand's first residues
+        // (the rest of two ideal strands follows rigidly), which keeps long strands cheap.
+        let pairingNew = element.map { $0.residues.lowerBound..<min($0.residues.upperBound, $0.residues.lowerBound + pairingWindow) }
+        let pairingPartner = hairpinPartner.map { max($0.residues.lowerBound, $0.residues.upperBound - pairingWindow)..<$0.residues.upperBound }
         // A hairpin's strands run side by side only if the strand's first residues adapt to the
         // turn, as in real hairpins: they move with the coil, within the β region.
         let flank = hairpinPartner.map { _ in min(2, element!.residues.count - 1) } ?? 0
@@ -164,10 +172,12 @@ struct Builder {
             builder.chain.build(lo..<hi)
             let (clashes, overlap, partner) = builder.clashes(in: lo..<hi, movable: movableRange)
             let contacts = needsContacts ? builder.contacts(of: element!.residues) : 0
-            let bonds = element?.kind == .strand && !strandResidues.isEmpty
-                ? builder.hydrogenBonds(between: element!.residues, and: hairpinPartner.map { Array($0.residues) } ?? strandResidues) : 0
-            let misalignment = hairpinPartner.map { builder.misalignment(of: element!.residues, beside: $0.residues) } ?? 0
-            let bridges = hairpinPartner.map { builder.bridges(between: element!.residues, and: $0.residues, placed: hi) } ?? 0
+            var bonds = 0, misalignment = 0.0, bridges = 0
+            if let pairingNew, let pairingPartner {
+                bonds = builder.hydrogenBonds(between: pairingNew, and: Array(pairingPartner))
+                misalignment = builder.misalignment(of: pairingNew, beside: pairingPartner)
+                bridges = builder.bridges(between: pairingNew, and: pairingPartner, placed: hi)
+            }
             return (Score(clashes: clashes, overlap: overlap, hydrogenBonds: bonds, contacts: min(contacts, contactsNeeded),
                           misalignment: misalignment, bridges: bridges), partner)
         }
@@ -221,7 +231,9 @@ struct Builder {
             var round = 0
             // A hairpin samples at least one round, to compare registers; other joints stop at the
             // first conformation that will do.
-            sampling: while round < maximumRounds && (!goodEnough(sampled.score.0) || (round == 0 && hairpinPartner != nil)) {
+            // Long joints get fewer tries, so no design costs more than a bounded amount of work.
+            let rounds = min(maximumRounds, max(1, evaluationBudget / ((hi - lo) * roundSize)))
+            sampling: while round < rounds && (!goodEnough(sampled.score.0) || (round == 0 && hairpinPartner != nil)) {
                 for _ in 0..<roundSize {
                     sampleCoil(movable)
                     let candidate = current(&self)
@@ -231,7 +243,7 @@ struct Builder {
                 round += 1
             }
             best = sampled
-            let steps = hairpinPartner == nil ? refinementSteps : 3 * refinementSteps
+            let steps = min(hairpinPartner == nil ? refinementSteps : 3 * refinementSteps, max(16, evaluationBudget / (hi - lo)))
             if !goodEnough(best.score.0) || hairpinPartner != nil { best = refine(best, steps: steps, &self) }
             // A template refined on its own can beat the sampled best (a hairpin a few tenths of an
             // ångström from clash-free, say), so it gets its own refinement.
@@ -305,13 +317,34 @@ struct Builder {
                 }
             }
         }
-        for i in range where movable.contains(i) {
-            for j in range where abs(i - j) >= 2 && !(movable.contains(j) && j < i) {
-                for (p, a) in atoms[i - range.lowerBound] {
-                    for (q, b) in atoms[j - range.lowerBound] {
-                        let d = length(p - q), limit = AtomKind.minimumDistance(a, b)
-                        if d < limit { count += 1; overlap += limit - d }
+        // The movable residues against all new ones, through a grid of the new atoms: linear in
+        // the number of residues, so a long coil costs no more per residue than a short one.
+        guard !movable.isEmpty else { return (count, overlap, partner) }
+        if range.count <= 64 {
+            // Few residues: comparing pairs directly is cheaper than building a grid.
+            for i in range where movable.contains(i) {
+                for j in range where abs(i - j) >= 2 && !(movable.contains(j) && j < i) {
+                    for (p, a) in atoms[i - range.lowerBound] {
+                        for (q, b) in atoms[j - range.lowerBound] {
+                            let d = length(p - q), limit = AtomKind.minimumDistance(a, b)
+                            if d < limit { count += 1; overlap += limit - d }
+                        }
                     }
+                }
+            }
+            return (count, overlap, partner)
+        }
+        var local = AtomGrid(cellSize: 3.0)
+        for (k, own) in atoms.enumerated() { for (p, kind) in own { local.insert(p, residue: range.lowerBound + k, kind: kind) } }
+        for i in range where movable.contains(i) {
+            for (p, a) in atoms[i - range.lowerBound] {
+                local.visit(near: p) { e in
+                    let j = Int(e.residue)
+                    // Each pair once: a movable pair from its lower residue, others from the movable side.
+                    guard abs(i - j) >= 2, !(movable.contains(j) && j < i) else { return true }
+                    let d = length(p - e.position), limit = AtomKind.minimumDistance(a, e.kind)
+                    if d < limit { count += 1; overlap += limit - d }
+                    return true
                 }
             }
         }
@@ -406,19 +439,20 @@ struct Builder {
         }
         for junction in junctions {
             guard junction.clashes > 0 || !junction.packed || !junction.paired else { continue }
-            let coilWords = junction.coil.isEmpty ? "with no coil before it"
+            let coilWords = junction.coil.isEmpty || junction.element == nil ? "with no coil before it"
                 : "after a \(junction.coil.count)-residue \(junction.coilPieces.allSatisfy { spec.pieces[$0].kind == .rigidCoil } ? "rigid coil" : "coil")"
             let subject = junction.element.map { elementName(elements[$0]) } ?? "the final coil"
             if junction.clashes > 0 {
                 let partner = junction.clashPartner.map { " into \(pieceName(pieceOfResidue[$0]))" } ?? ""
                 reasons.append(junction.coil.isEmpty ? "\(subject) clashes\(partner)"
+                               : junction.element == nil ? "\(subject) clashes\(partner), whatever shape it takes"
                                : "\(subject) clashes\(partner) \(coilWords), whatever shape the coil takes")
             } else if !junction.packed {
                 reasons.append("\(subject) does not pack against the pieces before it \(coilWords)")
             } else if !junction.paired, let e = junction.element {
-                reasons.append("\(subject) does not pair with \(elementName(elements[e - 1])): no backbone hydrogen bonds form across the \(junction.coil.count)-residue coil")
+                reasons.append("\(subject) does not pair with \(elementName(elements[e - 1])): across the \(junction.coil.count)-residue coil their backbones do not form the hydrogen bonds of a β-ladder")
             }
-            if junction.element != nil {
+            if let e = junction.element, e > 0 {
                 if junction.coil.isEmpty {
                     reasons.append("the chain cannot turn without a coil between two pieces: add one")
                 } else if junction.coil.count < 2 {

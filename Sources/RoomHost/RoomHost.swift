@@ -38,8 +38,9 @@ public actor RoomHost {
 
     /// Creates a room (its id must be new) and stores it.
     public func create(_ settings: RoomSettings) async throws -> RoomSettings {
-        guard try await store.room(id: settings.id) == nil else { throw RoomError(.invalid, "room \(settings.id) exists already") }
-        try await store.saveRoom(id: settings.id, settingsJSON: String(decoding: try encoder.encode(settings), as: UTF8.self))
+        guard try await store.createRoom(id: settings.id, settingsJSON: String(decoding: try encoder.encode(settings), as: UTF8.self)) else {
+            throw RoomError(.invalid, "room \(settings.id) exists already")
+        }
         rooms[settings.id] = Loaded(settings: settings, state: RoomState(), sinceSnapshot: 0)
         return settings
     }
@@ -60,7 +61,7 @@ public actor RoomHost {
         let room = try await load(id)
         guard room.settings.mayRead(actor) else { throw RoomError(.forbidden, "you are not a member of room \(id)") }
         var out: [LoggedOperation] = []
-        var after = Int64(sequence)
+        var after = Int64(clamping: sequence)
         while true {
             let page = try await store.operations(roomID: id, after: after, limit: 1_000)
             for stored in page { out.append(try decoder.decode(LoggedOperation.self, from: Data(stored.json.utf8))) }
@@ -83,20 +84,23 @@ public actor RoomHost {
         guard case .accepted(let logged) = outcome else { return outcome }
         let json = String(decoding: try encoder.encode(logged), as: UTF8.self)
         guard try await store.appendOperation(StoredRoomOperation(roomID: id, sequence: Int64(logged.sequence), json: json)) else {
-            // Another server took this number first: catch up from the log and let the sender retry.
-            rooms[id] = nil
+            // Another server took this number first: catch up from the log (subscribers get what
+            // they missed) and let the sender retry.
+            try await catchUp(id)
             throw RoomError(.invalid, "the room moved on meanwhile; send the operation again")
         }
         room = rooms[id] ?? room  // suspended while storing: take subscribers that joined meanwhile
         room.state = state
         room.sinceSnapshot += 1
-        if room.sinceSnapshot >= snapshotInterval {
-            try await store.saveSnapshot(roomID: id, sequence: Int64(state.sequence),
-                                         json: String(decoding: try encoder.encode(state), as: UTF8.self))
-            room.sinceSnapshot = 0
-        }
+        let snapshotDue = room.sinceSnapshot >= snapshotInterval
+        if snapshotDue { room.sinceSnapshot = 0 }
         rooms[id] = room
         for subscriber in room.subscribers.values { subscriber.yield(logged) }
+        // The operation is stored and told: a snapshot only speeds up loading, so failing to save
+        // one loses nothing (the next interval tries again).
+        if snapshotDue, let json = try? encoder.encode(state) {
+            try? await store.saveSnapshot(roomID: id, sequence: Int64(state.sequence), json: String(decoding: json, as: UTF8.self))
+        }
         return outcome
     }
 
@@ -110,6 +114,20 @@ public actor RoomHost {
         room.subscribers[key] = continuation
         rooms[id] = room
         return (room.state, stream)
+    }
+
+    /// Applies what the log holds beyond the room's state and passes it on to subscribers.
+    private func catchUp(_ id: String) async throws {
+        guard var room = rooms[id] else { return }
+        let missed = try await store.operations(roomID: id, after: Int64(room.state.sequence), limit: 10_000)
+        room = rooms[id] ?? room
+        for stored in missed {
+            let logged = try decoder.decode(LoggedOperation.self, from: Data(stored.json.utf8))
+            guard logged.sequence > room.state.sequence else { continue }
+            room.state.replay(logged)
+            for subscriber in room.subscribers.values { subscriber.yield(logged) }
+        }
+        rooms[id] = room
     }
 
     private func acquire(_ id: String) async {

@@ -24,6 +24,8 @@ public struct RoomState: Sendable, Equatable, Codable {
     public static let maximumPointsPerStroke = 5_000
     public static let maximumPointsPerMessage = 500
     public static let maximumStrokes = 20_000
+    /// All strokes' points together: what bounds a room's memory (about 40 MB).
+    public static let maximumPointsPerRoom = 1_000_000
     public static let maximumNotes = 1_000
     public static let maximumNoteLength = 500
     public static let widthRange = 0.0005...0.05          // metres: half a millimetre to 5 cm
@@ -34,6 +36,7 @@ public struct RoomState: Sendable, Equatable, Codable {
     public private(set) var strokes: [Stroke] = []
     public private(set) var notes: [Note] = []
     public private(set) var molecule: MoleculePlacement?
+    public private(set) var totalPoints = 0
     /// Recent (author, client id) pairs and the sequence each got, so a resend is answered with the
     /// original sequence instead of being applied twice; kept in order, oldest dropped first.
     private var recent: [String: UInt64] = [:]
@@ -52,6 +55,8 @@ public struct RoomState: Sendable, Equatable, Codable {
     /// number. Throws, changing nothing, when the operation is not allowed or not valid.
     public mutating func apply(_ op: ClientOperation, by actor: Actor, in room: RoomSettings) throws(RoomError) -> Outcome {
         try Self.checkID(op.clientOpID, what: "client operation id")
+        // Plain ids only: an account can never pass for a guest ("guest:…") or for another author.
+        try Self.checkID(actor.id, what: "user id")
         let key = "\(actor.isGuest ? "guest:" : "")\(actor.id)\u{0}\(op.clientOpID)"
         if let seen = recent[key] { return .duplicate(sequence: seen) }
         guard let role = room.role(of: actor) else { throw RoomError(.forbidden, "you are not a member of room \(room.id)") }
@@ -71,14 +76,16 @@ public struct RoomState: Sendable, Equatable, Codable {
         switch logged.operation {
         case let .addStroke(id, points, color, width):
             strokes.append(Stroke(id: id, author: logged.author, color: color, width: width, points: points))
+            totalPoints += points.count
         case let .extendStroke(id, points):
-            if let i = strokes.lastIndex(where: { $0.id == id }) { strokes[i].points += points }
+            if let i = strokes.lastIndex(where: { $0.id == id }) { strokes[i].points += points; totalPoints += points.count }
         case let .removeStroke(id):
+            totalPoints -= strokes.filter { $0.id == id }.reduce(0) { $0 + $1.points.count }
             strokes.removeAll { $0.id == id }
         case .undo:
             break  // never logged: accepted as the stroke it removes
         case .clear:
-            strokes.removeAll(); notes.removeAll()
+            strokes.removeAll(); notes.removeAll(); totalPoints = 0
         case let .addNote(id, text, anchor):
             notes.append(Note(id: id, author: logged.author, text: text, anchor: anchor))
         case let .removeNote(id):
@@ -115,6 +122,7 @@ public struct RoomState: Sendable, Equatable, Codable {
             guard strokes.count < Self.maximumStrokes else { throw RoomError(.invalid, "the room holds \(Self.maximumStrokes) strokes, its limit") }
             guard !points.isEmpty else { throw RoomError(.invalid, "a stroke needs at least one point") }
             try Self.checkPoints(points)
+            try checkRoomFor(points)
             guard Self.isColor(color) else { throw RoomError(.invalid, "colour '\(color.prefix(20))': expected #rrggbb") }
             guard width.isFinite, Self.widthRange.contains(width) else {
                 throw RoomError(.invalid, "width \(width): expected \(Self.widthRange.lowerBound) to \(Self.widthRange.upperBound) metres")
@@ -125,6 +133,7 @@ public struct RoomState: Sendable, Equatable, Codable {
             guard let stroke = strokes.last(where: { $0.id == id }) else { throw RoomError(.notFound, "no stroke \(id.prefix(64)) in this room") }
             guard stroke.author == author else { throw RoomError(.forbidden, "stroke \(id) is someone else's") }
             try Self.checkPoints(points)
+            try checkRoomFor(points)
             guard stroke.points.count + points.count <= Self.maximumPointsPerStroke else {
                 throw RoomError(.invalid, "a stroke has at most \(Self.maximumPointsPerStroke) points")
             }
@@ -177,6 +186,12 @@ public struct RoomState: Sendable, Equatable, Codable {
 
     static func isIDByte(_ b: UInt8) -> Bool {
         (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F
+    }
+
+    func checkRoomFor(_ points: [RoomPoint]) throws(RoomError) {
+        guard totalPoints + points.count <= Self.maximumPointsPerRoom else {
+            throw RoomError(.invalid, "the room holds \(Self.maximumPointsPerRoom) points, its limit: clear or undo some strokes")
+        }
     }
 
     static func checkPoints(_ points: [RoomPoint]) throws(RoomError) {

@@ -20,6 +20,9 @@ struct DesignAPITests {
         let links = json["links"] as? [String: String] ?? [:]
         let usdz = try await server.get(links["usdz"] ?? "/")
         #expect(usdz.status == 200 && usdz.headers["content-type"] == "model/vnd.usdz+zip" && Array(usdz.body.prefix(2)) == [0x50, 0x4B])
+        // A design is fixed by its URL: a cached copy is confirmed without building it again.
+        let usdzTag = try #require(usdz.headers["etag"])
+        #expect(try await server.get(links["usdz"] ?? "/", headers: ["If-None-Match": usdzTag]).status == 304)
         let pdb = try await server.get(links["pdb"] ?? "/")
         #expect(pdb.status == 200 && pdb.text.contains("ATOM      1  N   ALA A   1"))
         #expect(try await server.get(links["glb"] ?? "/").body.prefix(4) == Array("glTF".utf8)[...])

@@ -129,5 +129,14 @@ struct ProteinDesignTests {
         #expect(message("helix:4", sequence: "AAA").contains("3 residues but the pieces have 4"))
         #expect(message("helix:500,helix:500,helix:500,helix:500,helix:500").contains("at most 2000"))
         #expect(message("").contains("is not a piece"))
+        #expect(message("helix:4", sequence: "AAßA").contains("'ß' at position 3"))
+        #expect((try? DesignSpec(parsing: "helix:4", sequence: "aa a a"))?.sequence == Array("AAAA"))
+    }
+
+    @Test("the longest coil a design may hold is built with bounded work and judged")
+    func longCoil() throws {
+        let design = try Self.build("helix:14,coil:500,coil:500,coil:500,coil:472,helix:14")  // one 1,972-residue coil
+        #expect(design.spec.residueCount == 2000 && design.structure.models[0].residues.count == 2000)
+        #expect(!design.verdict.message.isEmpty)
     }
 }

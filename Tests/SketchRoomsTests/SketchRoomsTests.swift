@@ -68,6 +68,9 @@ struct SketchRoomsTests {
         #expect(throws: RoomError(.forbidden, "stroke s1 is someone else's")) {
             try state.apply(ClientOperation(clientOpID: "u2", operation: .extendStroke(id: "s1", points: [RoomPoint(0, 0, 0)])), by: student, in: room)
         }
+        #expect(throws: RoomError.self) {
+            try state.apply(ClientOperation(clientOpID: "g9", operation: Self.stroke("s8")), by: Actor(id: "guest:session-42"), in: room)
+        }
         #expect(state == before)
         var open = room
         open.guestsMayDraw = true
