@@ -17,16 +17,16 @@ extension LibraryService {
     /// The design as a model file: a cartoon coloured by secondary structure unless `request` says
     /// otherwise, so helices, strands and coils show as the pieces they were built from.
     public func model(of design: Design, request: ModelRequest) async throws -> [UInt8] {
-        var options = request.options
+        try await limiter.run { try Self.encode(design, as: request.format, options: request.options) }
+    }
+
+    /// A design in a model format; the server and `proteinar build` both write designs this way.
+    public static func encode(_ design: Design, as format: ModelFormat, options: MoleculeSceneOptions = MoleculeSceneOptions()) throws -> [UInt8] {
+        var options = options
         if options.representation == .auto { options.representation = .cartoon }
         if options.colorScheme == nil { options.colorScheme = .secondaryStructure }
-        let structure = design.structure
-        let format = request.format
-        let chosen = options
-        return try await limiter.run {
-            let (scene, _) = try MoleculeSceneBuilder.build(structure, options: chosen)
-            return format.encode(scene, mtlFileName: "design.mtl")
-        }
+        let (scene, _) = try MoleculeSceneBuilder.build(design.structure, options: options)
+        return format.encode(scene, mtlFileName: "design.mtl")
     }
 
     /// Stores the design as a molecule (id `design-` and a hash of its pieces, sequence and seed),

@@ -51,6 +51,15 @@ struct APIError: HTTPResponseError {
     }
 }
 
+/// Runs service work for a route, turning what it throws into the API's status and message.
+func call<T>(_ body: () async throws -> T) async throws -> T {
+    do { return try await body() } catch { throw APIError.from(error) }
+}
+
+func call<T>(_ body: () throws -> T) throws -> T {
+    do { return try body() } catch { throw APIError.from(error) }
+}
+
 /// Small JSON values written by hand where a Codable type would only wrap one response.
 enum JSONText {
     indirect enum Value {

@@ -190,13 +190,6 @@ struct APIRoutes: Sendable {
     // MARK: Helpers
 
     /// Runs `body`, turning service errors into API errors with the right status.
-    func call<T>(_ body: () async throws -> T) async throws -> T {
-        do { return try await body() } catch { throw APIError.from(error) }
-    }
-
-    func call<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch { throw APIError.from(error) }
-    }
 
     /// An upload's name is only used for messages and format hints: a plain file name, no folders.
     static func safeFileName(_ name: String) throws -> String {

@@ -148,12 +148,4 @@ struct DesignRoutes: Sendable {
         if let saved { fields.append(("molecule", MoleculeJSON.value(saved))) }
         return JSONText.render(.object(fields))
     }
-
-    func call<T>(_ body: () async throws -> T) async throws -> T {
-        do { return try await body() } catch { throw APIError.from(error) }
-    }
-
-    func call<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch { throw APIError.from(error) }
-    }
 }

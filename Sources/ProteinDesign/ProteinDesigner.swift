@@ -385,12 +385,8 @@ struct Builder {
     /// parallel when Hbond(i−1, j) and Hbond(j, i+1), or Hbond(j−1, i) and Hbond(i, j+1).
     /// Only residues below `placed` exist yet.
     func bridges(between new: Range<Int>, and partner: Range<Int>, placed: Int, parallel: Bool = false) -> Int {
-        func f(_ v: SIMD3<Double>) -> SIMD3<Float> { SIMD3<Float>(Float(v.x), Float(v.y), Float(v.z)) }
         func hbond(_ a: Int, _ d: Int) -> Bool {
-            guard a >= 0, d > 0, a < placed, d < placed, abs(a - d) >= 2, chain.sequence[d] != "P",
-                  length(chain.ca[d] - chain.ca[a]) < 8 else { return false }
-            let h = DSSP.amideHydrogen(n: f(chain.n[d]), previousC: f(chain.c[d - 1]), previousO: f(chain.o[d - 1]))
-            return DSSP.hydrogenBondEnergy(n: f(chain.n[d]), h: h, c: f(chain.c[a]), o: f(chain.o[a])) < -0.5
+            a >= 0 && a < placed && d < placed && abs(a - d) >= 2 && isHydrogenBonded(donor: d, acceptor: a, withinCA: 8)
         }
         var count = 0
         for i in partner {
@@ -408,11 +404,8 @@ struct Builder {
     /// the residues of a new strand and earlier strand residues, not counting those of residues
     /// fewer than four apart: a turn closes with those whether or not its strands pair.
     func hydrogenBonds(between new: Range<Int>, and earlier: [Int]) -> Int {
-        func f(_ v: SIMD3<Double>) -> SIMD3<Float> { SIMD3<Float>(Float(v.x), Float(v.y), Float(v.z)) }
         func bonded(donor d: Int, acceptor a: Int) -> Bool {
-            guard d > 0, abs(d - a) >= 4, chain.sequence[d] != "P", length(chain.ca[d] - chain.ca[a]) < 7 else { return false }
-            let h = DSSP.amideHydrogen(n: f(chain.n[d]), previousC: f(chain.c[d - 1]), previousO: f(chain.o[d - 1]))
-            return DSSP.hydrogenBondEnergy(n: f(chain.n[d]), h: h, c: f(chain.c[a]), o: f(chain.o[a])) < -0.5
+            abs(d - a) >= 4 && isHydrogenBonded(donor: d, acceptor: a, withinCA: 7)
         }
         var count = 0
         for r in new {
@@ -422,6 +415,15 @@ struct Builder {
             }
         }
         return count
+    }
+
+    /// Whether N-H of `d` bonds to C=O of `a` by DSSP's energy (below −0.5 kcal/mol), for residues
+    /// whose Cα are closer than `withinCA`; proline and the first residue have no amide hydrogen.
+    func isHydrogenBonded(donor d: Int, acceptor a: Int, withinCA: Double) -> Bool {
+        guard d > 0, chain.sequence[d] != "P", length(chain.ca[d] - chain.ca[a]) < withinCA else { return false }
+        func f(_ v: SIMD3<Double>) -> SIMD3<Float> { SIMD3<Float>(Float(v.x), Float(v.y), Float(v.z)) }
+        let h = DSSP.amideHydrogen(n: f(chain.n[d]), previousC: f(chain.c[d - 1]), previousO: f(chain.o[d - 1]))
+        return DSSP.hydrogenBondEnergy(n: f(chain.n[d]), h: h, c: f(chain.c[a]), o: f(chain.o[a])) < -0.5
     }
 
     // MARK: The verdict

@@ -60,6 +60,11 @@ public actor RoomHost {
     public func operations(in id: String, after sequence: UInt64, for actor: Actor) async throws -> [LoggedOperation] {
         let room = try await load(id)
         guard room.settings.mayRead(actor) else { throw RoomError(.forbidden, "you are not a member of room \(id)") }
+        return try await logged(in: id, after: sequence)
+    }
+
+    /// Every stored operation of the room after `sequence`, in order, read a page at a time.
+    private func logged(in id: String, after sequence: UInt64) async throws -> [LoggedOperation] {
         var out: [LoggedOperation] = []
         var after = Int64(clamping: sequence)
         while true {
@@ -119,10 +124,9 @@ public actor RoomHost {
     /// Applies what the log holds beyond the room's state and passes it on to subscribers.
     private func catchUp(_ id: String) async throws {
         guard var room = rooms[id] else { return }
-        let missed = try await store.operations(roomID: id, after: Int64(room.state.sequence), limit: 10_000)
+        let missed = try await logged(in: id, after: room.state.sequence)
         room = rooms[id] ?? room
-        for stored in missed {
-            let logged = try decoder.decode(LoggedOperation.self, from: Data(stored.json.utf8))
+        for logged in missed {
             guard logged.sequence > room.state.sequence else { continue }
             room.state.replay(logged)
             for subscriber in room.subscribers.values { subscriber.yield(logged) }
@@ -159,17 +163,10 @@ public actor RoomHost {
         if let snapshot = try await store.latestSnapshot(roomID: id) {
             state = try decoder.decode(RoomState.self, from: Data(snapshot.json.utf8))
         }
-        var tail = 0
-        var after = Int64(state.sequence)
-        while true {
-            let page = try await store.operations(roomID: id, after: after, limit: 1_000)
-            for stored in page { state.replay(try decoder.decode(LoggedOperation.self, from: Data(stored.json.utf8))) }
-            tail += page.count
-            guard let last = page.last, page.count == 1_000 else { break }
-            after = last.sequence
-        }
+        let tail = try await logged(in: id, after: state.sequence)
+        for op in tail { state.replay(op) }
         if let loaded = rooms[id] { return loaded }  // loaded by another call while this one waited
-        let room = Loaded(settings: settings, state: state, sinceSnapshot: tail)
+        let room = Loaded(settings: settings, state: state, sinceSnapshot: tail.count)
         rooms[id] = room
         return room
     }

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Molecule
 import MoleculeLibrary
-import MoleculeMesh
 import ProteinDesign
 
 struct BuildCommand: ParsableCommand {
@@ -54,11 +53,7 @@ struct BuildCommand: ParsableCommand {
             guard let format = ModelFormat(rawValue: ext), format != .mtl else {
                 throw CLIError("\(output): unknown output format '\(ext)'; accepted: pdb, cif, usdz, glb, obj, stl, dae, ply")
             }
-            var options = MoleculeSceneOptions()
-            options.representation = .cartoon
-            options.colorScheme = .secondaryStructure
-            let (scene, _) = try MoleculeSceneBuilder.build(design.structure, options: options)
-            bytes = format.encode(scene, mtlFileName: "design.mtl")
+            bytes = try LibraryService.encode(design, as: format)
         }
         try writeFile(bytes, to: output)
         FileHandle.standardError.write(Data("wrote \(output) (\(bytes.count) bytes)\n".utf8))

@@ -183,11 +183,10 @@ private struct DSSPState {
             segment[i] = seg
             // The amide H lies 1 Å from N, along the previous residue's O→C direction.
             if i > 0 && segment[i - 1] == seg && !residues[i].isProline {
-                let co = cPos[i - 1] - oPos[i - 1]
-                let len = length3(co)
-                if len > 0 {
-                    hPos[i] = nPos[i] + co / len
-                    midNH[i] = nPos[i] + co / (2 * len)
+                let h = DSSP.amideHydrogen(n: nPos[i], previousC: cPos[i - 1], previousO: oPos[i - 1])
+                if h != nPos[i] {
+                    hPos[i] = h
+                    midNH[i] = (nPos[i] + h) * 0.5
                     hasH[i] = true
                 }
             }

@@ -74,6 +74,18 @@ export async function fetchEntry(id, { onProgress, signal } = {}) {
   return eventStream(response, onProgress);
 }
 
+/// Builds a design from pieces (and keeps it in the library with `save: true`): the verdict.
+export async function buildDesign(body) {
+  let response;
+  try {
+    response = await fetch('/api/designs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  } catch {
+    throw new ApiError('The server cannot be reached. Check the connection and try again.', 0);
+  }
+  if (!response.ok) throw await failure(response);
+  return response.json();
+}
+
 /// Uploads a structure file, with progress.
 export async function upload(file, { onProgress, signal } = {}) {
   const response = await fetch(`/api/molecules?${new URLSearchParams({ name: file.name })}`, {

@@ -2,6 +2,7 @@
 // and coil pieces (each shown at a random orientation, as the game did), the list puts them in
 // order and sets their lengths, and Try asks the server to join them into a real chain and judge
 // whether it holds together; then the built protein replaces the pieces in the 3D view.
+import { buildDesign } from './api.js';
 import { combineModels, parseGLB } from './glb.js';
 import { mat4, quat } from './math.js';
 
@@ -115,9 +116,7 @@ export function setupBuild(app) {
     say(`Joining ${pieces.length} pieces into one chain…`);
     $('build-try').disabled = true;
     try {
-      const response = await fetch('/api/designs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-      const answer = await response.json().catch(() => ({}));
-      if (!response.ok) throw new Error(answer.error ?? `The server could not build this (HTTP ${response.status}).`);
+      const answer = await buildDesign(body);
       design = answer;
       showVerdict(answer);
       say(answer.valid ? `${answer.message}.` : `${answer.message}: ${answer.reasons.join('; ')}.`, { error: !answer.valid });
@@ -155,9 +154,7 @@ export function setupBuild(app) {
   async function save(answer) {
     try {
       const body = { pieces: answer.pieces.map(({ kind, length }) => ({ kind, length })), seed: answer.seed, save: true };
-      const response = await fetch('/api/designs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-      const saved = await response.json();
-      if (!response.ok) throw new Error(saved.error ?? `HTTP ${response.status}`);
+      const saved = await buildDesign(body);
       say(`Kept in the library as ${saved.molecule.id}.`);
     } catch (error) {
       say(`Could not keep the design: ${error.message}`, { error: true });
