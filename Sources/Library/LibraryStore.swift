@@ -1,7 +1,7 @@
 /// Where the library lives: SQLite on one machine (the default), PostgreSQL when several servers
 /// share one library. Both keep the same tables, and every write that belongs together (a molecule
 /// and its file) is one transaction, so a process killed half-way leaves no half-written record.
-public protocol LibraryStore: RoomLogStore {
+public protocol LibraryStore: RoomLogStore, AccountStore {
     /// A short name for logs and health checks (`sqlite:/path`, `postgres://host/db`).
     var location: String { get }
 

@@ -63,6 +63,15 @@ public final class PostgresLibraryStore: LibraryStore {
                     room_id TEXT PRIMARY KEY REFERENCES rooms(id) ON DELETE CASCADE, sequence BIGINT NOT NULL,
                     snapshot TEXT NOT NULL)
                 """,
+                """
+                CREATE TABLE IF NOT EXISTS accounts (id TEXT PRIMARY KEY, email TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
+                    password_hash TEXT NOT NULL, created_at DOUBLE PRECISION NOT NULL)
+                """,
+                """
+                CREATE TABLE IF NOT EXISTS sessions (token_hash TEXT PRIMARY KEY,
+                    account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE, csrf TEXT NOT NULL,
+                    expires_at DOUBLE PRECISION NOT NULL)
+                """,
             ] {
                 try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }

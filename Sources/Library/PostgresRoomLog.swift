@@ -37,12 +37,17 @@ extension PostgresLibraryStore {
         return out
     }
 
+    /// Appends and, in the same statement, tells every listening server (`watchAppends`); the
+    /// notification is delivered when the insert commits, and only if it inserted.
     public func appendOperation(_ op: StoredRoomOperation) async throws -> Bool {
+        let payload = "\(op.sequence):\(op.roomID)"
         let rows = try await client.query("""
-            INSERT INTO room_operations (room_id, sequence, operation) VALUES (\(op.roomID), \(op.sequence), \(op.json))
-            ON CONFLICT DO NOTHING RETURNING sequence
+            WITH appended AS (
+                INSERT INTO room_operations (room_id, sequence, operation) VALUES (\(op.roomID), \(op.sequence), \(op.json))
+                ON CONFLICT DO NOTHING RETURNING sequence)
+            SELECT sequence, pg_notify('proteinar_room_appends', \(payload)) FROM appended
             """, logger: logger)
-        for try await _ in rows.decode(Int64.self) { return true }
+        for try await _ in rows { return true }
         return false
     }
 
@@ -70,5 +75,17 @@ extension PostgresLibraryStore {
         let rows = try await client.query("SELECT sequence, snapshot FROM room_snapshots WHERE room_id = \(roomID)", logger: logger)
         for try await (sequence, json) in rows.decode((Int64, String).self) { return (sequence, json) }
         return nil
+    }
+
+    /// LISTEN on one pooled connection for the whole watch.
+    public func watchAppends(_ onAppend: @escaping @Sendable (String, Int64) async -> Void) async throws {
+        try await client.withConnection { connection in
+            try await connection.listen(on: "proteinar_room_appends") { notifications in
+                for try await note in notifications {
+                    guard let colon = note.payload.firstIndex(of: ":"), let sequence = Int64(note.payload[..<colon]) else { continue }
+                    await onAppend(String(note.payload[note.payload.index(after: colon)...]), sequence)
+                }
+            }
+        }
     }
 }

@@ -19,6 +19,9 @@ public protocol RoomLogStore: Sendable {
     /// Keeps the room's snapshot at `sequence`, replacing an older one; a long log then loads from it.
     func saveSnapshot(roomID: String, sequence: Int64, json: String) async throws
     func latestSnapshot(roomID: String) async throws -> (sequence: Int64, json: String)?
+    /// Calls `onAppend` with (room, sequence) for operations appended by any server, until the task
+    /// is cancelled or the connection fails. A store that only one server uses returns at once.
+    func watchAppends(_ onAppend: @escaping @Sendable (String, Int64) async -> Void) async throws
 }
 
 public struct StoredRoom: Sendable, Equatable {

@@ -74,6 +74,14 @@ public final class SQLiteLibraryStore: LibraryStore {
                 );
                 """)
         }
+        migrator.registerMigration("v3-accounts") { db in
+            try db.execute(sql: """
+                CREATE TABLE accounts (id TEXT PRIMARY KEY, email TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
+                                       password_hash TEXT NOT NULL, created_at DOUBLE NOT NULL);
+                CREATE TABLE sessions (token_hash TEXT PRIMARY KEY, account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                                       csrf TEXT NOT NULL, expires_at DOUBLE NOT NULL);
+                """)
+        }
         try await Task.detached { try migrator.migrate(pool) }.value
     }
 

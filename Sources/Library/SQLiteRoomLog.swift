@@ -67,4 +67,7 @@ extension SQLiteLibraryStore {
                 .map { (sequence: $0["sequence"], json: $0["snapshot"]) }
         }
     }
+
+    /// One SQLite file has one server: nothing to hear from others.
+    public func watchAppends(_ onAppend: @escaping @Sendable (String, Int64) async -> Void) async throws {}
 }

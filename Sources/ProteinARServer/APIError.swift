@@ -5,6 +5,7 @@ import Library
 import NIOCore
 import MoleculeLibrary
 import PDBArchive
+import SketchRooms
 
 /// An API failure as JSON `{"error": "…", "status": N}` with the matching status code.
 struct APIError: HTTPResponseError {
@@ -36,6 +37,12 @@ struct APIError: HTTPResponseError {
             }
         case let e as RequestError: return APIError(.badRequest, e.description)
         case let e as DesignError: return APIError(.badRequest, e.message)
+        case let e as RoomError:
+            switch e.kind {
+            case .forbidden: return APIError(.forbidden, e.message)
+            case .invalid: return APIError(.badRequest, e.message)
+            case .notFound: return APIError(.notFound, e.message)
+            }
         case let e as ArchiveError:
             switch e {
             case .notFound(let m): return APIError(.notFound, m)

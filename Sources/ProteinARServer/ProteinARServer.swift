@@ -1,11 +1,13 @@
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import Library
 import Logging
 import Metrics
 import MoleculeLibrary
 import PDBArchive
 import Prometheus
+import RoomHost
 
 /// How `proteinar serve` runs.
 public struct ServerConfiguration: Sendable {
@@ -25,6 +27,8 @@ public struct ServerConfiguration: Sendable {
     public var installStarterLibrary = true
     /// Folder of the web app; nil serves the copy bundled with the server.
     public var webRoot: String?
+    /// Leaflet for the map of rooms, from Debian's libjs-leaflet, served at /vendor/leaflet/.
+    public var leafletRoot = "/usr/share/javascript/leaflet"
     public init() {}
 }
 
@@ -56,7 +60,18 @@ public enum ProteinARServer {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: FileMiddleware(webRoot(configuration), searchForIndexHtml: true, logger: logger))
+        if FileManager.default.fileExists(atPath: configuration.leafletRoot) {
+            router.add(middleware: FileMiddleware(configuration.leafletRoot, urlBasePath: "/vendor/leaflet", logger: logger))
+        }
         APIRoutes(service: service, hot: HotModelCache(limitBytes: configuration.hotCacheBytes)).register(on: router)
+        // Drawing rooms: accounts, rooms over HTTP, and the live socket on a router of its own.
+        let accounts = Accounts(store: service.store)
+        let host = RoomHost(store: service.store)
+        Task { await host.watchOtherServers() }  // operations other servers store (PostgreSQL only)
+        accounts.register(on: router.group("api"))
+        RoomRoutes(service: service, host: host, accounts: accounts).register(on: router.group("api"))
+        let sockets = Router(context: BasicWebSocketRequestContext.self)
+        LiveRoomSocket(host: host, accounts: accounts, presence: RoomPresence()).register(on: sockets)
         router.get("healthz") { _, _ in
             let count = try await service.store.count()
             return Responses.json(JSONText.object(["status": .string("ok"), "molecules": .int(count),
@@ -76,6 +91,8 @@ public enum ProteinARServer {
         }
         return Application(
             router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: sockets,
+                                           configuration: .init(ws: .init(maxFrameSize: LiveRoomSocket.maximumFrameBytes))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "proteinar"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)

@@ -10,6 +10,13 @@ enum Responses {
         return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: buffer))
     }
 
+    /// A Codable value as JSON; private data is never cached.
+    static func encoded(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        var response = json(String(decoding: try RoomJSON.encoder.encode(value), as: UTF8.self), status: status)
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
     /// A file with a strong ETag: `If-None-Match` gives 304, HEAD gives the headers alone.
     /// `negotiated`: the same URL answers progress events to `Accept: text/event-stream`, so caches
     /// must keep the two apart (a browser otherwise hands the cached model to the progress request).

@@ -83,16 +83,24 @@ public actor RoomHost {
     public func submit(_ op: ClientOperation, by actor: Actor, to id: String) async throws -> RoomState.Outcome {
         await acquire(id)
         defer { release(id) }
+        // Another server may take the next number first: then catch up from the log (subscribers
+        // get what they missed) and number the operation again.
+        for _ in 0..<8 {
+            if let outcome = try await submitOnce(op, by: actor, to: id) { return outcome }
+            try await catchUp(id)
+        }
+        throw RoomError(.invalid, "the room is busy on other servers; send the operation again")
+    }
+
+    /// nil when the number was taken by another server.
+    private func submitOnce(_ op: ClientOperation, by actor: Actor, to id: String) async throws -> RoomState.Outcome? {
         var room = try await load(id)
         var state = room.state
         let outcome = try state.apply(op, by: actor, in: room.settings)
         guard case .accepted(let logged) = outcome else { return outcome }
         let json = String(decoding: try encoder.encode(logged), as: UTF8.self)
         guard try await store.appendOperation(StoredRoomOperation(roomID: id, sequence: Int64(logged.sequence), json: json)) else {
-            // Another server took this number first: catch up from the log (subscribers get what
-            // they missed) and let the sender retry.
-            try await catchUp(id)
-            throw RoomError(.invalid, "the room moved on meanwhile; send the operation again")
+            return nil
         }
         room = rooms[id] ?? room  // suspended while storing: take subscribers that joined meanwhile
         room.state = state
@@ -109,16 +117,68 @@ public actor RoomHost {
         return outcome
     }
 
-    /// Accepted operations of the room from now on, in order, until the stream is dropped.
-    public func subscribe(to id: String, for actor: Actor) async throws -> (snapshot: RoomState, updates: AsyncStream<LoggedOperation>) {
+    /// A live view of the room: its state now, and its accepted operations from then on, in order,
+    /// until the stream is dropped. With `after`, also the stored operations after that sequence up
+    /// to the state's (`backlog`): a client that reconnects gets no gap and no duplicate.
+    public func subscribe(to id: String, for actor: Actor, after: UInt64? = nil) async throws
+        -> (snapshot: RoomState, backlog: [LoggedOperation], updates: AsyncStream<LoggedOperation>)
+    {
+        _ = try await load(id)
+        try await refreshSettings(id)  // members or rights may have changed on another server
         var room = try await load(id)
         guard room.settings.mayRead(actor) else { throw RoomError(.forbidden, "you are not a member of room \(id)") }
+        var backlog: [LoggedOperation] = []
+        if let after, after < room.state.sequence {
+            let upTo = room.state.sequence
+            backlog = try await logged(in: id, after: after).filter { $0.sequence <= upTo }
+            room = rooms[id] ?? room
+            // Operations accepted while the log was read are in the state already: send them too.
+            let extra = try await logged(in: id, after: upTo)
+            room = rooms[id] ?? room
+            backlog += extra.filter { $0.sequence <= room.state.sequence }
+        }
         let key = UUID()
         let (stream, continuation) = AsyncStream<LoggedOperation>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
         continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(key, from: id) } }
         room.subscribers[key] = continuation
         rooms[id] = room
-        return (room.state, stream)
+        return (room.state, backlog, stream)
+    }
+
+    /// Changes a room's settings (who may do what, its name, its place).
+    public func update(_ settings: RoomSettings) async throws {
+        try await store.saveRoom(id: settings.id, settingsJSON: String(decoding: try encoder.encode(settings), as: UTF8.self))
+        rooms[settings.id]?.settings = settings
+    }
+
+    private func refreshSettings(_ id: String) async throws {
+        guard let stored = try await store.room(id: id) else { return }
+        rooms[id]?.settings = try decoder.decode(RoomSettings.self, from: Data(stored.settingsJSON.utf8))
+    }
+
+    // MARK: Other servers
+
+    /// Listens for operations other servers append (PostgreSQL LISTEN/NOTIFY) and passes them on
+    /// to this server's subscribers; returns at once on a store only one server uses. Runs until
+    /// cancelled, listening again after a failure and catching up on what it may have missed.
+    public func watchOtherServers() async {
+        while !Task.isCancelled {
+            do {
+                try await store.watchAppends { [weak self] room, sequence in await self?.appended(room, sequence) }
+                if !Task.isCancelled { return }  // the store has nothing to tell
+            } catch {
+                try? await Task.sleep(for: .seconds(1))
+                for id in rooms.keys { try? await catchUp(id) }
+            }
+        }
+    }
+
+    /// An operation was appended somewhere: catch up when it is news to a room held here.
+    func appended(_ id: String, _ sequence: Int64) async {
+        guard let room = rooms[id], UInt64(clamping: sequence) > room.state.sequence else { return }
+        await acquire(id)
+        defer { release(id) }
+        if let room = rooms[id], UInt64(clamping: sequence) > room.state.sequence { try? await catchUp(id) }
     }
 
     /// Applies what the log holds beyond the room's state and passes it on to subscribers.
@@ -151,6 +211,8 @@ public actor RoomHost {
 
     private func unsubscribe(_ key: UUID, from id: String) {
         rooms[id]?.subscribers[key] = nil
+        // Nobody is watching: let the room go from memory (it loads again from its snapshot).
+        if rooms[id]?.subscribers.isEmpty == true, !busy.contains(id) { rooms[id] = nil }
     }
 
     // MARK: Loading

@@ -22,7 +22,7 @@ struct RoomHostTests {
         try await store.migrate()
         let host = RoomHost(store: store, snapshotInterval: 7)
         _ = try await host.create(RoomSettings(id: "class-1", name: "1AKE", ownerID: "teacher", members: ["student"]))
-        let (initial, updates) = try await host.subscribe(to: "class-1", for: student)
+        let (initial, _, updates) = try await host.subscribe(to: "class-1", for: student)
         #expect(initial.sequence == 0)
 
         var acknowledged: [UInt64] = []
@@ -80,5 +80,49 @@ struct RoomHostTests {
         }
         #expect(numbers.sorted() == Array(1...40))
         #expect(try await store.operations(roomID: "busy", after: 0, limit: 100).map(\.sequence) == Array(1...40))
+    }
+
+    @Test("a client that resumes after a sequence gets the stored operations up to the live state, then live ones", arguments: StoreKind.allCases)
+    func resume(kind: StoreKind) async throws {
+        let (store, cleanup) = try await StoreTests.open(kind, cacheLimit: 1 << 20)
+        defer { Task { await cleanup() } }
+        try await store.migrate()
+        let host = RoomHost(store: store)
+        _ = try await host.create(RoomSettings(id: "resume", name: "r", ownerID: "teacher"))
+        for i in 0..<6 { _ = try await host.submit(ClientOperation(clientOpID: "c\(i)", operation: Self.stroke("s\(i)")), by: teacher, to: "resume") }
+        let (state, backlog, updates) = try await host.subscribe(to: "resume", for: teacher, after: 2)
+        #expect(state.sequence == 6 && backlog.map(\.sequence) == [3, 4, 5, 6])
+        _ = try await host.submit(ClientOperation(clientOpID: "c6", operation: Self.stroke("s6")), by: teacher, to: "resume")
+        for await op in updates { #expect(op.sequence == 7); break }
+    }
+
+    @Test("two hosts on one PostgreSQL database (two servers): operations stored by one reach the other's subscribers in order")
+    func twoServers() async throws {
+        let (url, drop) = try await PostgresScratch.create()
+        let storeA = try PostgresLibraryStore(url: url, cacheLimitBytes: 1 << 20)
+        let storeB = try PostgresLibraryStore(url: url, cacheLimitBytes: 1 << 20)
+        defer { Task { try? await storeA.close(); try? await storeB.close(); await drop() } }
+        try await storeA.migrate()
+        let a = RoomHost(store: storeA), b = RoomHost(store: storeB)
+        let watch = Task { await b.watchOtherServers() }
+        let watchA = Task { await a.watchOtherServers() }
+        defer { watch.cancel(); watchA.cancel() }
+        _ = try await a.create(RoomSettings(id: "shared", name: "s", ownerID: "teacher", members: ["student"]))
+        let (_, _, onB) = try await b.subscribe(to: "shared", for: student)
+        try await Task.sleep(for: .milliseconds(300))  // LISTEN is in place
+        for i in 0..<5 { _ = try await a.submit(ClientOperation(clientOpID: "a\(i)", operation: Self.stroke("a\(i)")), by: teacher, to: "shared") }
+        // B is behind: its own submission takes the next free number after catching up.
+        let outcome = try await b.submit(ClientOperation(clientOpID: "b0", operation: Self.stroke("b0")), by: student, to: "shared")
+        #expect(outcome == .accepted(LoggedOperation(sequence: 6, author: "student", clientOpID: "b0", operation: Self.stroke("b0"))))
+        var seen: [UInt64] = []
+        let deadline = Task { try await Task.sleep(for: .seconds(10)) }
+        for await op in onB {
+            seen.append(op.sequence)
+            if seen.count == 6 || deadline.isCancelled { break }
+        }
+        deadline.cancel()
+        #expect(seen == [1, 2, 3, 4, 5, 6])
+        let onA = try await a.snapshot(of: "shared", for: teacher), onBState = try await b.snapshot(of: "shared", for: teacher)
+        #expect(onA.strokes == onBState.strokes)
     }
 }

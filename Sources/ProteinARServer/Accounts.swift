@@ -1,0 +1,272 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdBcrypt
+import Library
+import NIOPosix
+import SketchRooms
+
+/// Who sent a request: an account (by session cookie or bearer token), a guest (by guest key), or
+/// nobody.
+struct Identity: Sendable {
+    var account: StoredAccount?
+    var session: StoredSession?
+    /// Signed in by the cookie: changes then need the CSRF token (a bearer token cannot be sent by
+    /// another site's page, a cookie can).
+    var viaCookie = false
+    /// `g` and 16 hex digits of the guest key's hash: others see this, never the key.
+    var guestID: String?
+
+    var actor: Actor? {
+        if let account { return Actor(id: account.id) }
+        return guestID.map { Actor(id: $0, isGuest: true) }
+    }
+    var displayName: String { account?.name ?? "Guest \(guestID?.dropFirst().prefix(4) ?? "")" }
+}
+
+/// Accounts and sessions: register, sign in and out, the profile; and who a request comes from.
+struct Accounts: Sendable {
+    let store: any LibraryStore
+    let throttle = SignInThrottle()
+    static let cookieName = "proteinar_session"
+    static let sessionLifetime: TimeInterval = 30 * 24 * 3600
+    /// bcrypt's work factor: about 60 ms a hash on one core here, so guessing is slow and signing in is not.
+    static let bcryptCost: UInt8 = 10
+
+    func register(on api: RouterGroup<BasicRequestContext>) {
+        api.post("accounts") { request, _ in try await create(request) }
+        api.post("sessions") { request, _ in try await signIn(request) }
+        api.delete("sessions/current") { request, _ in try await signOut(request) }
+        api.get("session") { request, _ in try await current(request) }
+        api.get("profile") { request, _ in try await profile(request) }
+        api.patch("profile") { request, _ in try await rename(request) }
+    }
+
+    // MARK: Who is asking
+
+    func identify(_ request: Request, token queryToken: String? = nil, guestKey queryGuest: String? = nil) async throws -> Identity {
+        var identity = Identity()
+        if let auth = request.headers[.authorization], auth.lowercased().hasPrefix("bearer ") {
+            let token = String(auth.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+            guard let found = try await session(token) else { throw APIError(.unauthorized, "the bearer token is not valid (signed out or expired)") }
+            identity.session = found.0; identity.account = found.1
+        } else if let token = queryToken {
+            guard let found = try await session(token) else { throw APIError(.unauthorized, "the token is not valid (signed out or expired)") }
+            identity.session = found.0; identity.account = found.1
+        } else if let cookie = request.cookies[Self.cookieName], let found = try await session(cookie.value) {
+            identity.session = found.0; identity.account = found.1; identity.viaCookie = true
+        }
+        if identity.account == nil, let key = request.headers[HTTPField.Name("X-Guest-Key")!] ?? queryGuest {
+            identity.guestID = try Self.guestID(key)
+        }
+        return identity
+    }
+
+    /// The sender's identity, refusing a cookie-signed change without the CSRF token.
+    func identifyForChange(_ request: Request) async throws -> Identity {
+        let identity = try await identify(request)
+        if identity.viaCookie, let session = identity.session {
+            guard let sent = request.headers[HTTPField.Name("X-CSRF-Token")!], Self.same(sent, session.csrf) else {
+                throw APIError(.forbidden, "missing or wrong X-CSRF-Token header (GET /api/session gives it)")
+            }
+        }
+        return identity
+    }
+
+    func requireAccount(_ request: Request, change: Bool) async throws -> (StoredAccount, Identity) {
+        let identity = change ? try await identifyForChange(request) : try await identify(request)
+        guard let account = identity.account else { throw APIError(.unauthorized, "sign in first") }
+        return (account, identity)
+    }
+
+    private func session(_ token: String) async throws -> (StoredSession, StoredAccount)? {
+        guard (16...128).contains(token.utf8.count) else { return nil }
+        guard let session = try await store.session(tokenHash: Self.hash(token)),
+              let account = try await store.account(id: session.accountID) else { return nil }
+        return (session, account)
+    }
+
+    static func guestID(_ key: String) throws -> String {
+        guard (16...64).contains(key.utf8.count), key.utf8.allSatisfy({ RoomIDs.isIDByte($0) }) else {
+            throw APIError(.badRequest, "guest key: 16 to 64 letters, digits, '-' or '_'")
+        }
+        return "g" + hash("guest\u{0}" + key).prefix(16)
+    }
+
+    // MARK: Routes
+
+    struct Credentials: Decodable {
+        var email: String
+        var password: String
+        var name: String?
+        var kind: String?
+    }
+
+    func create(_ request: Request) async throws -> Response {
+        let body = try await Self.decode(Credentials.self, from: request, example: #"{"email": "…", "password": "…", "name": "…"}"#)
+        let email = try Self.validEmail(body.email)
+        guard (8...128).contains(body.password.count) else { throw APIError(.badRequest, "password: 8 to 128 characters") }
+        let name = try Self.validName(body.name ?? String(email.prefix { $0 != "@" }))
+        let kind = try Self.kind(body.kind)
+        let password = body.password
+        let hash = try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: Self.bcryptCost) }
+        let account = StoredAccount(id: "a" + RoomIDs.random(), email: email, name: name, passwordHash: hash, createdAt: Date())
+        guard try await store.createAccount(account) else { throw APIError(.conflict, "an account with this e-mail exists already; sign in instead") }
+        return try await startSession(for: account, kind: kind, request: request, status: .created)
+    }
+
+    func signIn(_ request: Request) async throws -> Response {
+        let body = try await Self.decode(Credentials.self, from: request, example: #"{"email": "…", "password": "…"}"#)
+        let email = body.email.trimmingCharacters(in: .whitespaces).lowercased()
+        let kind = try Self.kind(body.kind)
+        await throttle.wait(for: email)
+        let account = try await store.account(email: email)
+        let password = body.password
+        // A made-up hash when the e-mail is unknown: the answer takes as long either way.
+        let storedHash = account?.passwordHash ?? Self.decoyHash
+        let matches = try await NIOThreadPool.singleton.runIfActive { password.count <= 128 && Bcrypt.verify(password, hash: storedHash) }
+        guard matches, let account else {
+            await throttle.failed(email)
+            throw APIError(.unauthorized, "wrong e-mail or password")
+        }
+        await throttle.succeeded(email)
+        return try await startSession(for: account, kind: kind, request: request, status: .ok)
+    }
+
+    func signOut(_ request: Request) async throws -> Response {
+        let identity = try await identifyForChange(request)
+        if let session = identity.session { try await store.deleteSession(tokenHash: session.tokenHash) }
+        var response = Response(status: .noContent)
+        response.setCookie(Cookie(name: Self.cookieName, value: "", maxAge: 0, path: "/", secure: Self.isHTTPS(request), httpOnly: true, sameSite: .lax))
+        return response
+    }
+
+    func current(_ request: Request) async throws -> Response {
+        let identity = try await identify(request)
+        return try Responses.encoded(SessionJSON(account: identity.account.map(AccountJSON.init), csrf: identity.session?.csrf))
+    }
+
+    func profile(_ request: Request) async throws -> Response {
+        let (account, _) = try await requireAccount(request, change: false)
+        let rooms = try await RoomSummaries.all(store: store)
+            .filter { $0.settings.ownerID == account.id || $0.settings.members.contains(account.id) }
+        let names = await RoomSummaries.ownerNames(rooms.map(\.settings), store: store)
+        let actor = Actor(id: account.id)
+        return try Responses.encoded(ProfileJSON(account: AccountJSON(account),
+                                                 rooms: rooms.reversed().map { RoomJSON($0.settings, for: actor, names: names, createdAt: $0.createdAt) }))
+    }
+
+    func rename(_ request: Request) async throws -> Response {
+        let (account, _) = try await requireAccount(request, change: true)
+        struct Rename: Decodable { var name: String }
+        let name = try Self.validName(try await Self.decode(Rename.self, from: request, example: #"{"name": "…"}"#).name)
+        try await store.renameAccount(id: account.id, name: name)
+        var renamed = account
+        renamed.name = name
+        return try Responses.encoded(AccountJSON(renamed))
+    }
+
+    private func startSession(for account: StoredAccount, kind: String, request: Request, status: HTTPResponse.Status) async throws -> Response {
+        let token = RoomIDs.random(bytes: 32)
+        let session = StoredSession(tokenHash: Self.hash(token), accountID: account.id, csrf: RoomIDs.random(bytes: 16),
+                                    expiresAt: Date().addingTimeInterval(Self.sessionLifetime))
+        try await store.createSession(session)
+        var response = try Responses.encoded(SessionJSON(account: AccountJSON(account), csrf: session.csrf, token: kind == "token" ? token : nil), status: status)
+        if kind == "cookie" {
+            response.setCookie(Cookie(name: Self.cookieName, value: token, maxAge: Int(Self.sessionLifetime), path: "/",
+                                      secure: Self.isHTTPS(request), httpOnly: true, sameSite: .lax))
+        }
+        return response
+    }
+
+    // MARK: Checks
+
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request, example: String) async throws -> T {
+        guard (request.headers[.contentType] ?? "").hasPrefix("application/json") else {
+            throw APIError(.unsupportedMediaType, "send JSON (Content-Type: application/json), e.g. \(example)")
+        }
+        let body = try await call { try await request.body.collect(upTo: 64 << 10) }
+        do { return try JSONDecoder().decode(T.self, from: Data(body.readableBytesView)) } catch {
+            throw APIError(.badRequest, "expected \(example): \(RoomJSONErrors.describe(error))")
+        }
+    }
+
+    static func validEmail(_ raw: String) throws -> String {
+        let email = raw.trimmingCharacters(in: .whitespaces).lowercased()
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
+              !parts[1].hasPrefix("."), !parts[1].hasSuffix("."), !email.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+            throw APIError(.badRequest, "email '\(raw.prefix(80))': expected an address like name@example.org")
+        }
+        return email
+    }
+
+    static func validName(_ raw: String) throws -> String {
+        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...80).contains(name.count), !name.contains(where: \.isNewline) else { throw APIError(.badRequest, "name: 1 to 80 characters on one line") }
+        return name
+    }
+
+    static func kind(_ raw: String?) throws -> String {
+        let kind = raw ?? "cookie"
+        guard kind == "cookie" || kind == "token" else { throw APIError(.badRequest, "kind '\(kind.prefix(20))': accepted: cookie, token") }
+        return kind
+    }
+
+    static func hash(_ text: String) -> String {
+        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Compares in time independent of where the strings differ.
+    static func same(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    static func isHTTPS(_ request: Request) -> Bool {
+        request.head.scheme == "https" || request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https"
+    }
+
+    static let decoyHash = Bcrypt.hash("not a password of anyone", cost: bcryptCost)
+}
+
+/// Slows sign-in for an e-mail after repeated failures: 5 in 15 minutes, then 1, 2, 4, 8 seconds.
+actor SignInThrottle {
+    private var failures: [String: [Date]] = [:]
+    static let window: TimeInterval = 15 * 60
+    static let free = 5
+
+    func wait(for key: String) async {
+        let recent = prune(key)
+        guard recent >= Self.free else { return }
+        let seconds = min(8.0, pow(2.0, Double(recent - Self.free)))
+        try? await Task.sleep(for: .seconds(seconds))
+    }
+
+    func failed(_ key: String) {
+        failures[key, default: []].append(Date())
+        if failures.count > 100_000 { failures = failures.filter { $0.value.contains { -$0.timeIntervalSinceNow < Self.window } } }
+    }
+
+    func succeeded(_ key: String) { failures[key] = nil }
+
+    private func prune(_ key: String) -> Int {
+        let kept = (failures[key] ?? []).filter { -$0.timeIntervalSinceNow < Self.window }
+        failures[key] = kept.isEmpty ? nil : kept
+        return kept.count
+    }
+}
+
+/// Random ids and tokens, and the characters room ids may hold.
+enum RoomIDs {
+    static func random(bytes: Int = 8) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+
+    static func isIDByte(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F
+    }
+}

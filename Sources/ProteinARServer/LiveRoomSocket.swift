@@ -1,0 +1,242 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Library
+import RoomHost
+import SketchRooms
+
+/// The live room: a WebSocket per participant. The server numbers every operation, stores it, and
+/// only then acknowledges and broadcasts it; each client gets every operation once, in order.
+struct LiveRoomSocket: Sendable {
+    let host: RoomHost
+    let accounts: Accounts
+    let presence: RoomPresence
+
+    static let maximumMessageBytes = 64 << 10
+    /// The socket's own frame limit; messages between this and `maximumMessageBytes` get an error
+    /// and the connection stays, larger ones close it.
+    static let maximumFrameBytes = 1 << 20
+
+    func register(on router: Router<BasicWebSocketRequestContext>) {
+        router.ws("api/rooms/:room/live", shouldUpgrade: { request, context in
+            // Refuse before upgrading, so a refused client gets a plain HTTP status and message.
+            let (id, identity, _) = try await admit(request, roomID: context.parameters.require("room"))
+            _ = try await call { try await host.snapshot(of: id, for: identity.actor ?? RoomRoutes.anonymous) }
+            return .upgrade([:])
+        }, onUpgrade: { inbound, outbound, context in
+            let request = context.request
+            guard let id = context.requestContext.parameters.get("room"),
+                  let (_, identity, after) = try? await admit(request, roomID: id) else {
+                try await outbound.close(.policyViolation, reason: "not admitted")
+                return
+            }
+            let connection = LiveConnection(roomID: id, identity: identity, host: host, presence: presence, outbound: outbound)
+            await connection.run(inbound: inbound, after: after)
+        })
+    }
+
+    /// Who connects to which room, resuming after which sequence.
+    private func admit(_ request: Request, roomID: String) async throws -> (String, Identity, UInt64?) {
+        let query = request.uri.queryParameters
+        let identity = try await accounts.identify(request, token: query.get("token"), guestKey: query.get("guest"))
+        if identity.viaCookie, let origin = request.headers[.origin] {
+            // Another site's page could open a socket with our cookie: only our own pages may.
+            let originHost = URL(string: origin)?.host.map { h in URL(string: origin)?.port.map { "\(h):\($0)" } ?? h }
+            guard let originHost, originHost == request.head.authority else {
+                throw APIError(.forbidden, "the page's origin \(origin.prefix(80)) is not this server")
+            }
+        }
+        var after: UInt64?
+        if let text = query.get("after") {
+            guard let value = UInt64(text) else { throw APIError(.badRequest, "after '\(text.prefix(20))': expected a whole number ≥ 0") }
+            after = value
+        }
+        return (roomID, identity, after)
+    }
+}
+
+/// One participant's socket.
+final class LiveConnection: Sendable {
+    let roomID: String
+    let identity: Identity
+    let actor: Actor
+    let host: RoomHost
+    let presence: RoomPresence
+    let outbound: WebSocketOutboundWriter
+    let id = RoomIDs.random(bytes: 6)
+
+    init(roomID: String, identity: Identity, host: RoomHost, presence: RoomPresence, outbound: WebSocketOutboundWriter) {
+        self.roomID = roomID; self.identity = identity; self.host = host; self.presence = presence; self.outbound = outbound
+        actor = identity.actor ?? RoomRoutes.anonymous
+    }
+
+    func run(inbound: WebSocketInboundStream, after: UInt64?) async {
+        do {
+            let (snapshot, backlog, updates) = try await host.subscribe(to: roomID, for: actor, after: after)
+            let settings = try await host.settings(of: roomID)
+            let role = settings.role(of: actor)
+            let you = Welcome.You(id: identity.actor.map { $0.isGuest ? "guest:\($0.id)" : $0.id }, name: identity.displayName,
+                                  role: role?.rawValue, mayDraw: identity.actor != nil && settings.mayDraw(actor))
+            let names = await RoomSummaries.ownerNames([settings], store: host.store)
+            try await send(Welcome(room: RoomJSON(settings, for: actor, names: names, state: snapshot), you: you,
+                                   sequence: snapshot.sequence, snapshot: after == nil ? RoomStateJSON(snapshot) : nil))
+            var last = after == nil ? snapshot.sequence : (after ?? 0)
+            for op in backlog where op.sequence == last + 1 {
+                try await send(OpMessage(op)); last = op.sequence
+            }
+            let peer = RoomPresence.Peer(connection: id, id: you.id ?? "anonymous", name: identity.displayName, role: role?.rawValue ?? "guest")
+            let peers = await presence.join(roomID, peer)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                let sentUpTo = last
+                group.addTask { try await self.forward(updates, after: sentUpTo) }
+                group.addTask { for await list in peers { try await self.outbound.write(.text(list)) } }
+                try await self.read(inbound)
+                group.cancelAll()
+            }
+        } catch let error as RoomError {
+            try? await send(ErrorMessage(code: error.kind.rawValue, message: error.message))
+        } catch {
+            // the socket closed
+        }
+        await presence.leave(roomID, connection: id)
+    }
+
+    /// Accepted operations, in order, each once; a gap (a slow reader whose buffer overflowed) is
+    /// filled from the log.
+    private func forward(_ updates: AsyncStream<LoggedOperation>, after: UInt64) async throws {
+        var last = after
+        for await op in updates {
+            guard op.sequence > last else { continue }
+            if op.sequence > last + 1 {
+                for missed in try await host.operations(in: roomID, after: last, for: actor) where missed.sequence < op.sequence {
+                    try await send(OpMessage(missed))
+                }
+            }
+            try await send(OpMessage(op))
+            last = op.sequence
+        }
+    }
+
+    private func read(_ inbound: WebSocketInboundStream) async throws {
+        var bucket = TokenBucket(rate: 60, burst: 120)
+        var refusals = 0
+        for try await message in inbound.messages(maxSize: LiveRoomSocket.maximumFrameBytes) {
+            guard case .text(let text) = message else {
+                try await send(ErrorMessage(code: "malformed", message: "send JSON text messages, not binary")); continue
+            }
+            guard text.utf8.count <= LiveRoomSocket.maximumMessageBytes else {
+                try await send(ErrorMessage(code: "too-large", message: "a message is at most \(LiveRoomSocket.maximumMessageBytes / 1024) KiB; send long strokes in several extend-stroke messages"))
+                continue
+            }
+            guard bucket.take() else {
+                refusals += 1
+                if refusals > 1_000 { try await outbound.close(.policyViolation, reason: "too many messages"); return }
+                let opID = (try? JSONDecoder().decode(Incoming.self, from: Data(text.utf8)))?.clientOpID
+                try await send(ErrorMessage(code: "rate-limited", message: "more than 60 messages a second; send this operation again later", clientOpID: opID))
+                continue
+            }
+            await handle(text)
+        }
+    }
+
+    private func handle(_ text: String) async {
+        let incoming: Incoming
+        do { incoming = try JSONDecoder().decode(Incoming.self, from: Data(text.utf8)) } catch {
+            try? await send(ErrorMessage(code: "malformed", message: RoomJSONErrors.describe(error), clientOpID: Incoming.clientOpID(in: text)))
+            return
+        }
+        switch incoming.type {
+        case "op":
+            guard let opID = incoming.clientOpID, let operation = incoming.operation else {
+                try? await send(ErrorMessage(code: "malformed", message: "an op message has clientOpID and operation", clientOpID: incoming.clientOpID))
+                return
+            }
+            do {
+                let outcome = try await host.submit(ClientOperation(clientOpID: opID, operation: operation), by: actor, to: roomID)
+                try? await send(Ack(outcome, clientOpID: opID))
+            } catch let error as RoomError {
+                try? await send(ErrorMessage(code: error.kind.rawValue, message: error.message, clientOpID: opID))
+            } catch {
+                try? await send(ErrorMessage(code: "invalid", message: "the operation could not be stored; send it again", clientOpID: opID))
+            }
+        case "presence":
+            guard let view = incoming.view, view.isValid else {
+                try? await send(ErrorMessage(code: "malformed", message: "presence: view {position: [x,y,z], target: [x,y,z]} of finite numbers"))
+                return
+            }
+            await presence.update(roomID, connection: id, view: view)
+        default:
+            try? await send(ErrorMessage(code: "malformed", message: "unknown message type '\(incoming.type.prefix(40))'; accepted: op, presence"))
+        }
+    }
+
+    private func send(_ value: some Encodable) async throws {
+        try await outbound.write(.text(String(decoding: try RoomJSON.encoder.encode(value), as: UTF8.self)))
+    }
+
+    // MARK: Messages
+
+    struct Incoming: Decodable {
+        var type: String
+        var clientOpID: String?
+        var operation: RoomOperation?
+        var view: RoomPresence.View?
+
+        /// The client id of a message that did not decode, when it can still be read.
+        static func clientOpID(in text: String) -> String? {
+            struct Partial: Decodable { var clientOpID: String? }
+            return (try? JSONDecoder().decode(Partial.self, from: Data(text.utf8)))?.clientOpID
+        }
+    }
+
+    struct Welcome: Encodable {
+        struct You: Encodable { var id: String?; var name: String; var role: String?; var mayDraw: Bool }
+        var type = "welcome"
+        var room: RoomJSON
+        var you: You
+        var sequence: UInt64
+        var snapshot: RoomStateJSON?
+
+        func encode(to encoder: any Encoder) throws {
+            enum K: String, CodingKey { case type, room, you, sequence, snapshot }
+            var c = encoder.container(keyedBy: K.self)
+            try c.encode(type, forKey: .type); try c.encode(room, forKey: .room); try c.encode(you, forKey: .you)
+            try c.encode(sequence, forKey: .sequence); try c.encode(snapshot, forKey: .snapshot)  // null, not absent
+        }
+    }
+
+    struct OpMessage: Encodable {
+        var type = "op"
+        var sequence: UInt64
+        var author: String
+        var clientOpID: String
+        var operation: RoomOperation
+        init(_ op: LoggedOperation) { sequence = op.sequence; author = op.author; clientOpID = op.clientOpID; operation = op.operation }
+    }
+
+    struct ErrorMessage: Encodable {
+        var type = "error"
+        var code: String
+        var message: String
+        var clientOpID: String?
+    }
+}
+
+/// Messages allowed per connection: `rate` a second on average, `burst` at once.
+struct TokenBucket {
+    let rate: Double
+    let burst: Double
+    private var tokens: Double
+    private var last = ContinuousClock.now
+    init(rate: Double, burst: Double) { self.rate = rate; self.burst = burst; tokens = burst }
+
+    mutating func take() -> Bool {
+        let now = ContinuousClock.now
+        let elapsed = now - last
+        last = now
+        tokens = min(burst, tokens + rate * (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18))
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
+    }
+}

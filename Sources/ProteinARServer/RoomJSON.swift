@@ -1,0 +1,109 @@
+import Foundation
+import Library
+import SketchRooms
+
+/// An account as the API shows it (never its password hash).
+struct AccountJSON: Codable, Sendable {
+    var id: String
+    var email: String
+    var name: String
+    init(_ a: StoredAccount) { id = a.id; email = a.email; name = a.name }
+}
+
+struct SessionJSON: Codable, Sendable {
+    var account: AccountJSON?
+    var csrf: String?
+    var token: String?
+}
+
+struct ProfileJSON: Codable, Sendable {
+    var account: AccountJSON
+    var rooms: [RoomJSON]
+}
+
+/// A room as the API shows it to one person: its settings and that person's part in it.
+struct RoomJSON: Codable, Sendable {
+    var id: String
+    var name: String
+    var ownerID: String
+    var ownerName: String?
+    var isPublic: Bool
+    var guestsMayDraw: Bool
+    var members: [String]
+    var location: GeoLocation?
+    var role: String?
+    var mayDraw: Bool
+    var createdAt: Date?
+    /// Known when the room's content was read (a room's own page), not in lists.
+    var molecule: MoleculePlacement?
+    var sequence: UInt64?
+
+    init(_ s: RoomSettings, for actor: Actor?, names: [String: String], createdAt: Date? = nil, state: RoomState? = nil) {
+        id = s.id; name = s.name; ownerID = s.ownerID; ownerName = names[s.ownerID]; isPublic = s.isPublic
+        guestsMayDraw = s.guestsMayDraw; members = s.members.sorted(); location = s.location
+        role = actor.flatMap { s.role(of: $0)?.rawValue }
+        mayDraw = actor.map { s.mayDraw($0) } ?? false
+        self.createdAt = createdAt
+        molecule = state?.molecule
+        sequence = state?.sequence
+    }
+
+    static let encoder: JSONEncoder = {
+        let e = JSONEncoder()
+        e.dateEncodingStrategy = .iso8601
+        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return e
+    }()
+}
+
+/// A room's content as clients receive it: without the server's bookkeeping of recent client ids.
+struct RoomStateJSON: Codable, Sendable {
+    var sequence: UInt64
+    var strokes: [Stroke]
+    var notes: [Note]
+    var molecule: MoleculePlacement?
+    init(_ s: RoomState) { sequence = s.sequence; strokes = s.strokes; notes = s.notes; molecule = s.molecule }
+}
+
+/// Rooms read from the store with their settings.
+enum RoomSummaries {
+    static func all(store: any LibraryStore) async throws -> [(settings: RoomSettings, createdAt: Date)] {
+        let decoder = JSONDecoder()
+        return try await store.rooms().compactMap { stored in
+            (try? decoder.decode(RoomSettings.self, from: Data(stored.settingsJSON.utf8))).map { ($0, stored.createdAt) }
+        }
+    }
+
+    /// Names of the rooms' owners, one lookup per owner.
+    static func ownerNames(_ settings: [RoomSettings], store: any LibraryStore) async -> [String: String] {
+        var names: [String: String] = [:]
+        for owner in Set(settings.map(\.ownerID)) where names[owner] == nil {
+            names[owner] = try? await store.account(id: owner)?.name
+        }
+        return names
+    }
+}
+
+/// Decoding errors in words for the sender: which field, what was wrong.
+enum RoomJSONErrors {
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, let context):
+            return "missing field '\(path(context.codingPath + [key]))'"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            return "field '\(path(context.codingPath))': \(context.debugDescription)"
+        case DecodingError.dataCorrupted(let context):
+            let underlying = context.underlyingError.map { e in
+                ((e as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? String(describing: e)
+            }
+            let at = context.codingPath.isEmpty ? "" : "field '\(path(context.codingPath))': "
+            return at + (context.codingPath.isEmpty && underlying == nil ? "not valid JSON" : (underlying ?? context.debugDescription))
+        default:
+            return "not valid JSON"
+        }
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+    }
+}

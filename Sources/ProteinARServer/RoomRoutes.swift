@@ -1,0 +1,170 @@
+import Foundation
+import Hummingbird
+import Library
+import MoleculeLibrary
+import RoomHost
+import SketchRooms
+
+/// Rooms over HTTP: list, create, read, change settings and members, the log, and submitting an
+/// operation without a socket (API clients). The live socket is `LiveRoomSocket`.
+struct RoomRoutes: Sendable {
+    let service: LibraryService
+    let host: RoomHost
+    let accounts: Accounts
+
+    func register(on api: RouterGroup<BasicRequestContext>) {
+        api.get("rooms") { request, _ in try await list(request) }
+        api.post("rooms") { request, _ in try await create(request) }
+        api.get("rooms/:room") { request, context in try await detail(request, context) }
+        api.patch("rooms/:room") { request, context in try await change(request, context) }
+        api.post("rooms/:room/members") { request, context in try await addMember(request, context) }
+        api.get("rooms/:room/operations") { request, context in try await operations(request, context) }
+        api.post("rooms/:room/operations") { request, context in try await submit(request, context) }
+    }
+
+    /// Someone who reads without an account or guest key reads as an anonymous guest.
+    static let anonymous = Actor(id: "anonymous", isGuest: true)
+
+    func list(_ request: Request) async throws -> Response {
+        let actor = try await accounts.identify(request).actor
+        let visible = try await RoomSummaries.all(store: service.store).filter { $0.settings.mayRead(actor ?? Self.anonymous) }
+        let names = await RoomSummaries.ownerNames(visible.map(\.settings), store: service.store)
+        struct List: Encodable { var rooms: [RoomJSON] }
+        return try Responses.encoded(List(rooms: visible.reversed().map { RoomJSON($0.settings, for: actor, names: names, createdAt: $0.createdAt) }))
+    }
+
+    struct NewRoom: Decodable {
+        var name: String
+        var isPublic: Bool?
+        var guestsMayDraw: Bool?
+        var location: GeoLocation?
+        var moleculeID: String?
+        var style: String?
+    }
+
+    func create(_ request: Request) async throws -> Response {
+        let (account, _) = try await accounts.requireAccount(request, change: true)
+        let body = try await Accounts.decode(NewRoom.self, from: request, example: #"{"name": "…", "isPublic": true}"#)
+        let name = try Self.roomName(body.name)
+        if let location = body.location { try Self.check(location) }
+        var placement: MoleculePlacement?
+        if let id = body.moleculeID {
+            guard try await service.store.molecule(id: id) != nil else { throw APIError(.notFound, "no molecule \(id.prefix(64)) in the library") }
+            placement = MoleculePlacement(moleculeID: id, style: body.style ?? "cartoon")
+        }
+        let settings = RoomSettings(id: "r" + RoomIDs.random(), name: name, ownerID: account.id, isPublic: body.isPublic ?? false,
+                                    guestsMayDraw: body.guestsMayDraw ?? false, location: body.location)
+        _ = try await call { try await host.create(settings) }
+        if let placement {
+            _ = try await call { try await host.submit(ClientOperation(clientOpID: "room-created", operation: .setMolecule(placement)),
+                                                       by: Actor(id: account.id), to: settings.id) }
+        }
+        let state = try await call { try await host.snapshot(of: settings.id, for: Actor(id: account.id)) }
+        var response = try Responses.encoded(RoomJSON(settings, for: Actor(id: account.id), names: [account.id: account.name],
+                                                      createdAt: Date(), state: state), status: .created)
+        response.headers[.location] = "/api/rooms/\(settings.id)"
+        return response
+    }
+
+    func detail(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let id = try context.parameters.require("room")
+        let actor = try await accounts.identify(request).actor ?? Self.anonymous
+        let settings = try await call { try await host.settings(of: id) }
+        let state = try await call { try await host.snapshot(of: id, for: actor) }
+        let names = await RoomSummaries.ownerNames([settings], store: service.store)
+        let created = try await service.store.room(id: id)?.createdAt
+        struct Detail: Encodable { var room: RoomJSON; var state: RoomStateJSON }
+        return try Responses.encoded(Detail(room: RoomJSON(settings, for: actor, names: names, createdAt: created, state: state),
+                                            state: RoomStateJSON(state)))
+    }
+
+    struct Change: Decodable {
+        var name: String?
+        var isPublic: Bool?
+        var guestsMayDraw: Bool?
+        var location: GeoLocation?
+    }
+
+    func change(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let id = try context.parameters.require("room")
+        var settings = try await ownedRoom(id, request)
+        let body = try await Accounts.decode(Change.self, from: request, example: #"{"guestsMayDraw": true}"#)
+        if let name = body.name { settings.name = try Self.roomName(name) }
+        if let value = body.isPublic { settings.isPublic = value }
+        if let value = body.guestsMayDraw { settings.guestsMayDraw = value }
+        if let location = body.location { try Self.check(location); settings.location = location }
+        try await host.update(settings)
+        return try Responses.encoded(RoomJSON(settings, for: Actor(id: settings.ownerID), names: [:]))
+    }
+
+    func addMember(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let id = try context.parameters.require("room")
+        var settings = try await ownedRoom(id, request)
+        struct Member: Decodable { var email: String }
+        let body = try await Accounts.decode(Member.self, from: request, example: #"{"email": "…"}"#)
+        guard let member = try await service.store.account(email: try Accounts.validEmail(body.email)) else {
+            throw APIError(.notFound, "no account has the e-mail \(body.email.prefix(80)); they can register first")
+        }
+        guard settings.members.count < 1_000 else { throw APIError(.badRequest, "a room has at most 1,000 members") }
+        if member.id != settings.ownerID { settings.members.insert(member.id) }
+        try await host.update(settings)
+        return try Responses.encoded(RoomJSON(settings, for: Actor(id: settings.ownerID), names: [:]))
+    }
+
+    func operations(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let id = try context.parameters.require("room")
+        let actor = try await accounts.identify(request).actor ?? Self.anonymous
+        var after: UInt64 = 0
+        if let text = request.uri.queryParameters.get("after") {
+            guard let value = UInt64(text) else { throw APIError(.badRequest, "after '\(text.prefix(20))': expected a whole number ≥ 0") }
+            after = value
+        }
+        let ops = try await call { try await host.operations(in: id, after: after, for: actor) }
+        let state = try await call { try await host.snapshot(of: id, for: actor) }
+        struct Log: Encodable { var operations: [LoggedOperation]; var sequence: UInt64 }
+        return try Responses.encoded(Log(operations: ops, sequence: max(state.sequence, ops.last?.sequence ?? 0)))
+    }
+
+    func submit(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let id = try context.parameters.require("room")
+        let identity = try await accounts.identifyForChange(request)
+        guard let actor = identity.actor else { throw APIError(.unauthorized, "sign in, or send a guest key (X-Guest-Key)") }
+        let op = try await Accounts.decode(ClientOperation.self, from: request, example: #"{"clientOpID": "…", "operation": {"type": "add-stroke", …}}"#)
+        let outcome = try await call { try await host.submit(op, by: actor, to: id) }
+        return try Responses.encoded(Ack(outcome, clientOpID: op.clientOpID))
+    }
+
+    private func ownedRoom(_ id: String, _ request: Request) async throws -> RoomSettings {
+        let (account, _) = try await accounts.requireAccount(request, change: true)
+        let settings = try await call { try await host.settings(of: id) }
+        guard settings.ownerID == account.id else { throw APIError(.forbidden, "only the room's owner may change it") }
+        return settings
+    }
+
+    static func roomName(_ raw: String) throws -> String {
+        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...100).contains(name.count), !name.contains(where: \.isNewline) else { throw APIError(.badRequest, "name: 1 to 100 characters on one line") }
+        return name
+    }
+
+    static func check(_ location: GeoLocation) throws {
+        guard (-90...90).contains(location.latitude), (-180...180).contains(location.longitude) else {
+            throw APIError(.badRequest, "location: latitude −90…90 and longitude −180…180")
+        }
+    }
+}
+
+/// What the sender of an operation is told once it is stored.
+struct Ack: Encodable {
+    var type = "ack"
+    var clientOpID: String?
+    var sequence: UInt64
+    var duplicate: Bool
+    init(_ outcome: RoomState.Outcome, clientOpID: String? = nil) {
+        self.clientOpID = clientOpID
+        switch outcome {
+        case .accepted(let logged): sequence = logged.sequence; duplicate = false; self.clientOpID = clientOpID ?? logged.clientOpID
+        case .duplicate(let seq): sequence = seq; duplicate = true
+        }
+    }
+}
