@@ -103,17 +103,22 @@ final class LiveConnection: Sendable {
 
     /// Accepted operations, in order, each once; a gap (a slow reader whose buffer overflowed) is
     /// filled from the log.
-    private func forward(_ updates: AsyncStream<LoggedOperation>, after: UInt64) async throws {
+    private func forward(_ updates: AsyncStream<RoomUpdate>, after: UInt64) async throws {
         var last = after
-        for await op in updates {
-            guard op.sequence > last else { continue }
-            if op.sequence > last + 1 {
-                for missed in try await host.operations(in: roomID, after: last, for: actor) where missed.sequence < op.sequence {
+        for await update in updates {
+            guard update.sequence > last else { continue }
+            if update.sequence > last + 1 {
+                for missed in try await host.operations(in: roomID, after: last, for: actor) where missed.sequence < update.sequence {
                     try await send(OpMessage(missed))
                 }
             }
-            try await send(OpMessage(op))
-            last = op.sequence
+            if let stored = update.storedJSON, stored.hasPrefix("{") {
+                // The stored JSON (sorted keys) with the message type in front: encoded once for everyone.
+                try await outbound.write(.text("{\"type\":\"op\"," + stored.dropFirst()))
+            } else {
+                try await send(OpMessage(update.operation))
+            }
+            last = update.sequence
         }
     }
 

@@ -15,7 +15,7 @@ public actor RoomHost {
         var settings: RoomSettings
         var state: RoomState
         var sinceSnapshot: Int
-        var subscribers: [UUID: AsyncStream<LoggedOperation>.Continuation] = [:]
+        var subscribers: [UUID: AsyncStream<RoomUpdate>.Continuation] = [:]
     }
     private var rooms: [String: Loaded] = [:]
     /// Rooms with a submission in progress, and who waits for each: one at a time per room, so
@@ -94,34 +94,41 @@ public actor RoomHost {
 
     /// nil when the number was taken by another server.
     private func submitOnce(_ op: ClientOperation, by actor: Actor, to id: String) async throws -> RoomState.Outcome? {
-        var room = try await load(id)
-        var state = room.state
-        let outcome = try state.apply(op, by: actor, in: room.settings)
+        let outcome = try await validate(op, by: actor, in: id)
         guard case .accepted(let logged) = outcome else { return outcome }
         let json = String(decoding: try encoder.encode(logged), as: UTF8.self)
         guard try await store.appendOperation(StoredRoomOperation(roomID: id, sequence: Int64(logged.sequence), json: json)) else {
             return nil
         }
-        room = rooms[id] ?? room  // suspended while storing: take subscribers that joined meanwhile
-        room.state = state
-        room.sinceSnapshot += 1
-        let snapshotDue = room.sinceSnapshot >= snapshotInterval
-        if snapshotDue { room.sinceSnapshot = 0 }
-        rooms[id] = room
-        for subscriber in room.subscribers.values { subscriber.yield(logged) }
+        // Applied in place (no copy of the room's strokes) now that it is stored; the room stays
+        // loaded while it is busy.
+        rooms[id]?.state.replay(logged)
+        rooms[id]?.sinceSnapshot += 1
+        let update = RoomUpdate(operation: logged, storedJSON: json)
+        if let subscribers = rooms[id]?.subscribers.values {
+            for subscriber in subscribers { subscriber.yield(update) }
+        }
         // The operation is stored and told: a snapshot only speeds up loading, so failing to save
         // one loses nothing (the next interval tries again).
-        if snapshotDue, let json = try? encoder.encode(state) {
-            try? await store.saveSnapshot(roomID: id, sequence: Int64(state.sequence), json: String(decoding: json, as: UTF8.self))
+        if let room = rooms[id], room.sinceSnapshot >= snapshotInterval {
+            rooms[id]?.sinceSnapshot = 0
+            if let snapshot = try? encoder.encode(room.state) {
+                try? await store.saveSnapshot(roomID: id, sequence: Int64(room.state.sequence), json: String(decoding: snapshot, as: UTF8.self))
+            }
         }
         return outcome
+    }
+
+    private func validate(_ op: ClientOperation, by actor: Actor, in id: String) async throws -> RoomState.Outcome {
+        let room = try await load(id)
+        return try room.state.validate(op, by: actor, in: room.settings)
     }
 
     /// A live view of the room: its state now, and its accepted operations from then on, in order,
     /// until the stream is dropped. With `after`, also the stored operations after that sequence up
     /// to the state's (`backlog`): a client that reconnects gets no gap and no duplicate.
     public func subscribe(to id: String, for actor: Actor, after: UInt64? = nil) async throws
-        -> (snapshot: RoomState, backlog: [LoggedOperation], updates: AsyncStream<LoggedOperation>)
+        -> (snapshot: RoomState, backlog: [LoggedOperation], updates: AsyncStream<RoomUpdate>)
     {
         _ = try await load(id)
         try await refreshSettings(id)  // members or rights may have changed on another server
@@ -138,7 +145,7 @@ public actor RoomHost {
             backlog += extra.filter { $0.sequence <= room.state.sequence }
         }
         let key = UUID()
-        let (stream, continuation) = AsyncStream<LoggedOperation>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
+        let (stream, continuation) = AsyncStream<RoomUpdate>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
         continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(key, from: id) } }
         room.subscribers[key] = continuation
         rooms[id] = room
@@ -189,7 +196,8 @@ public actor RoomHost {
         for logged in missed {
             guard logged.sequence > room.state.sequence else { continue }
             room.state.replay(logged)
-            for subscriber in room.subscribers.values { subscriber.yield(logged) }
+            let update = RoomUpdate(operation: logged, storedJSON: nil)
+            for subscriber in room.subscribers.values { subscriber.yield(update) }
         }
         rooms[id] = room
     }
@@ -232,4 +240,12 @@ public actor RoomHost {
         rooms[id] = room
         return room
     }
+}
+
+/// An accepted operation as subscribers receive it, with the JSON it was stored as when at hand, so
+/// that a broadcast to many connections encodes it once.
+public struct RoomUpdate: Sendable {
+    public let operation: LoggedOperation
+    public let storedJSON: String?
+    public var sequence: UInt64 { operation.sequence }
 }

@@ -54,6 +54,14 @@ public struct RoomState: Sendable, Equatable, Codable {
     /// Checks `op` from `actor` against the room's rules, then applies it under the next sequence
     /// number. Throws, changing nothing, when the operation is not allowed or not valid.
     public mutating func apply(_ op: ClientOperation, by actor: Actor, in room: RoomSettings) throws(RoomError) -> Outcome {
+        let outcome = try validate(op, by: actor, in: room)
+        if case .accepted(let logged) = outcome { replay(logged) }
+        return outcome
+    }
+
+    /// What `apply` would do, changing nothing: a host checks, stores, and only then applies (in
+    /// place, without copying the room).
+    public func validate(_ op: ClientOperation, by actor: Actor, in room: RoomSettings) throws(RoomError) -> Outcome {
         try Self.checkID(op.clientOpID, what: "client operation id")
         // Plain ids only: an account can never pass for a guest ("guest:…") or for another author.
         try Self.checkID(actor.id, what: "user id")
@@ -63,7 +71,6 @@ public struct RoomState: Sendable, Equatable, Codable {
         let resolved = try check(op.operation, by: actor, role: role, room: room)
         let logged = LoggedOperation(sequence: sequence + 1, author: actor.isGuest ? "guest:\(actor.id)" : actor.id,
                                      clientOpID: op.clientOpID, operation: resolved)
-        replay(logged)
         return .accepted(logged)
     }
 

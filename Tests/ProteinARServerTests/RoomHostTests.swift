@@ -122,7 +122,12 @@ struct RoomHostTests {
         }
         deadline.cancel()
         #expect(seen == [1, 2, 3, 4, 5, 6])
-        let onA = try await a.snapshot(of: "shared", for: teacher), onBState = try await b.snapshot(of: "shared", for: teacher)
-        #expect(onA.strokes == onBState.strokes)
+        // And A hears of B's operation (notifications arrive a moment later).
+        var onA = try await a.snapshot(of: "shared", for: teacher)
+        for _ in 0..<50 where onA.sequence < 6 {
+            try await Task.sleep(for: .milliseconds(100))
+            onA = try await a.snapshot(of: "shared", for: teacher)
+        }
+        #expect(onA.strokes == (try await b.snapshot(of: "shared", for: teacher)).strokes)
     }
 }
