@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Library
 import MoleculeLibrary
+import NIOCore
 import RoomHost
 import SketchRooms
 
@@ -20,6 +21,9 @@ struct RoomRoutes: Sendable {
         api.post("rooms/:room/members") { request, context in try await addMember(request, context) }
         api.get("rooms/:room/operations") { request, context in try await operations(request, context) }
         api.post("rooms/:room/operations") { request, context in try await submit(request, context) }
+        for format in [ModelFormat.usdz, .glb] {
+            api.get("rooms/:room/model.\(format.rawValue)") { request, context in try await model(request, context, format: format) }
+        }
     }
 
     /// Someone who reads without an account or guest key reads as an anonymous guest.
@@ -132,6 +136,25 @@ struct RoomRoutes: Sendable {
         let op = try await Accounts.decode(ClientOperation.self, from: request, example: #"{"clientOpID": "…", "operation": {"type": "add-stroke", …}}"#)
         let outcome = try await call { try await host.submit(op, by: actor, to: id) }
         return try Responses.encoded(Ack(outcome, clientOpID: op.clientOpID))
+    }
+
+    /// The room as it is now, as an AR model: strokes as tubes, with its molecule.
+    func model(_ request: Request, _ context: BasicRequestContext, format: ModelFormat) async throws -> Response {
+        let id = try context.parameters.require("room")
+        let actor = try await accounts.identify(request).actor ?? Self.anonymous
+        let state = try await call { try await host.snapshot(of: id, for: actor) }
+        let key = try await call { try await service.roomModelKey(of: state, format: format) }
+        var response: Response
+        if let match = request.headers[.ifNoneMatch], match == "\"\(key)\"" {
+            response = Response(status: .notModified, headers: [.eTag: "\"\(key)\""])
+        } else {
+            let built = try await call { try await service.roomModel(of: state, format: format) }
+            response = Responses.bytes(ByteBuffer(bytes: built.bytes), type: built.mediaType, etag: built.key, request: request, head: false,
+                                       disposition: "inline; filename=\"room.\(format.rawValue)\"")
+        }
+        // A room changes with every stroke, and may be private: ask again each time (the ETag makes it cheap).
+        response.headers[.cacheControl] = "private, no-cache"
+        return response
     }
 
     private func ownedRoom(_ id: String, _ request: Request) async throws -> RoomSettings {
