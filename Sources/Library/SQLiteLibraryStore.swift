@@ -5,6 +5,7 @@ import GRDB
 /// writer), through GRDB's connection pool.
 public final class SQLiteLibraryStore: LibraryStore {
     let pool: DatabasePool
+    let appends: SQLiteAppendQueue
     public let location: String
     public let cacheLimitBytes: Int
 
@@ -14,6 +15,7 @@ public final class SQLiteLibraryStore: LibraryStore {
         // A second server process on the same file waits for the lock instead of failing at once.
         configuration.busyMode = .timeout(5)
         pool = try DatabasePool(path: path, configuration: configuration)
+        appends = SQLiteAppendQueue(pool: pool)
         location = "sqlite:\(path)"
         self.cacheLimitBytes = cacheLimitBytes
     }

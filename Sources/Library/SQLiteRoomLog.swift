@@ -36,11 +36,13 @@ extension SQLiteLibraryStore {
     }
 
     public func appendOperation(_ op: StoredRoomOperation) async throws -> Bool {
-        try await pool.write { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO room_operations (room_id, sequence, operation) VALUES (?, ?, ?)",
-                           arguments: [op.roomID, op.sequence, op.json])
-            return db.changesCount == 1
-        }
+        try await appends.append(op)
+    }
+
+    static func insert(_ op: StoredRoomOperation, _ db: Database) throws -> Bool {
+        try db.execute(sql: "INSERT OR IGNORE INTO room_operations (room_id, sequence, operation) VALUES (?, ?, ?)",
+                       arguments: [op.roomID, op.sequence, op.json])
+        return db.changesCount == 1
     }
 
     public func operations(roomID: String, after: Int64, limit: Int) async throws -> [StoredRoomOperation] {
@@ -70,4 +72,44 @@ extension SQLiteLibraryStore {
 
     /// One SQLite file has one server: nothing to hear from others.
     public func watchAppends(_ onAppend: @escaping @Sendable (String, Int64) async -> Void) async throws {}
+}
+
+/// Group commit: appends that arrive while a transaction is being written go together into the
+/// next one, so many rooms' operations share one sync to disk instead of one each. Every append
+/// still returns only after its transaction has committed.
+actor SQLiteAppendQueue {
+    private let pool: DatabasePool
+    private var pending: [(operation: StoredRoomOperation, done: CheckedContinuation<Bool, any Error>)] = []
+    private var writing = false
+
+    init(pool: DatabasePool) { self.pool = pool }
+
+    func append(_ op: StoredRoomOperation) async throws -> Bool {
+        try await withCheckedThrowingContinuation { done in
+            pending.append((op, done))
+            if !writing {
+                writing = true
+                Task { await drain() }
+            }
+        }
+    }
+
+    private func drain() async {
+        while !pending.isEmpty {
+            let batch = pending
+            pending = []
+            let operations = batch.map(\.operation)
+            do {
+                let inserted = try await pool.write { db in try operations.map { try SQLiteLibraryStore.insert($0, db) } }
+                for (entry, ok) in zip(batch, inserted) { entry.done.resume(returning: ok) }
+            } catch {
+                // One bad operation must not fail the others: write them one by one.
+                for entry in batch {
+                    do { entry.done.resume(returning: try await pool.write { db in try SQLiteLibraryStore.insert(entry.operation, db) }) }
+                    catch { entry.done.resume(throwing: error) }
+                }
+            }
+        }
+        writing = false
+    }
 }
