@@ -110,3 +110,111 @@ export function looksLikeEntryID(text) {
   return /^[1-9][A-Za-z0-9]{3}$/.test(t) || /^pdb_[0-9a-z]{8}$/i.test(t)
     || /^(AF-)?([OPQ][0-9][A-Z0-9]{3}[0-9]|[A-NR-Z][0-9]([A-Z][A-Z0-9]{2}[0-9]){1,2})(-F1)?$/i.test(t);
 }
+
+// ---- Accounts and drawing rooms (docs/rooms-protocol.md) ----
+// The session lives in an HttpOnly cookie the page cannot read; what the page keeps is the CSRF
+// value that must go with every change (POST, PATCH, DELETE), and, for people without an account,
+// a guest key of its own making that the server turns into a stable guest identity.
+
+let csrf = null;
+let account = null;
+const GUEST_KEY_STORAGE = 'proteinar-guest-key';
+
+/** The signed-in account ({id, email, name}) as last seen, or null. */
+export const currentAccount = () => account;
+
+/** This browser's guest key: 32 random letters and digits, made once and kept in localStorage. */
+export function guestKey() {
+  let key = null;
+  try { key = localStorage.getItem(GUEST_KEY_STORAGE); } catch { /* storage refused: a key for this page only */ }
+  if (!key || !/^[A-Za-z0-9_-]{16,64}$/.test(key)) {
+    const bytes = crypto.getRandomValues(new Uint8Array(24));
+    key = btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+    try { localStorage.setItem(GUEST_KEY_STORAGE, key); } catch { /* see above */ }
+  }
+  return key;
+}
+
+function remember(answer) {
+  account = answer?.account ?? null;
+  csrf = answer?.csrf ?? null;
+  return account;
+}
+
+// One JSON request with what the rooms API wants: the CSRF header on changes when signed in, the
+// guest key when not. A 403 on a change may mean the CSRF value went stale (a sign-in in another
+// tab): the session is read again and the change tried once more.
+async function request(method, url, body, { retry = true } = {}) {
+  const headers = { Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (method !== 'GET' && csrf) headers['X-CSRF-Token'] = csrf;
+  if (!account) headers['X-Guest-Key'] = guestKey();
+  let response;
+  try {
+    response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+  } catch {
+    throw new ApiError('The server cannot be reached. Check the connection and try again.', 0);
+  }
+  if (response.status === 403 && method !== 'GET' && retry && account) {
+    await session();
+    return request(method, url, body, { retry: false });
+  }
+  if (!response.ok) throw await failure(response);
+  if (response.status === 204) return null;
+  return response.json();
+}
+
+/** Asks the server who this browser is signed in as; resolves with the account or null. */
+export async function session() {
+  try {
+    return remember(await getJSON('/api/session'));
+  } catch (error) {
+    if (error.status === 404) return remember(null);  // a server without accounts: everyone is a guest
+    throw error;
+  }
+}
+
+export async function register({ email, password, name }) {
+  return remember(await request('POST', '/api/accounts', { email, password, name }));
+}
+
+export async function signIn({ email, password }) {
+  return remember(await request('POST', '/api/sessions', { email, password }));
+}
+
+export async function signOut() {
+  try {
+    await request('DELETE', '/api/sessions/current');
+  } finally {
+    remember(null);
+  }
+}
+
+/** {account, rooms}: the signed-in account and the rooms it owns or belongs to. */
+export const profile = () => request('GET', '/api/profile');
+export async function updateProfile(changes) {
+  const updated = await request('PATCH', '/api/profile', changes);
+  account = updated?.account ?? updated;
+  return account;
+}
+
+const roomPath = (id) => `/api/rooms/${encodeURIComponent(id)}`;
+export const listRooms = () => request('GET', '/api/rooms');
+export const createRoom = (settings) => request('POST', '/api/rooms', settings);
+/** {room, state}: a room as this browser may see it, and its content now. */
+export const room = (id) => request('GET', roomPath(id));
+export const updateRoom = (id, changes) => request('PATCH', roomPath(id), changes);
+export const addRoomMember = (id, email) => request('POST', `${roomPath(id)}/members`, { email });
+export const roomOperations = (id, after = 0) => request('GET', `${roomPath(id)}/operations?${new URLSearchParams({ after })}`);
+
+/** Where a room's live socket is: ws: or wss: like the page, resuming after `after`, as a guest with `guest`. */
+export function roomSocketURL(id, { after = null, guest = null } = {}) {
+  const url = new URL(`${roomPath(id)}/live`, location.href);
+  url.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  if (after !== null) url.searchParams.set('after', String(after));
+  if (guest) url.searchParams.set('guest', guest);
+  return url.href;
+}
+
+/** Addresses of a room's export with the molecule and the strokes as tubes. */
+export const roomModelURL = (id, format) => `${roomPath(id)}/model.${format}`;

@@ -1,14 +1,18 @@
-// The app shell: hash routes for the landing page, introduction, Explore and Library; the top
-// bar's Menu, Record, Camera and Exit; progress and errors announced in one live region.
+// The app shell: hash routes for the landing page, introduction, Explore, Build, Library and
+// Draw together (rooms, a room, sign-in, profile, map); the top bar's Menu, Record, Camera and
+// Exit; progress and errors announced in one live region.
 import * as api from './api.js';
 import { MoleculeViewer } from './viewer.js';
 import { ARPlacement, immersiveARSupported } from './xr.js';
 import { drawQR } from './qr.js';
 import { setupBuild } from './build.js';
+import { setupRooms } from './rooms.js';
+import { setupRoomScreen } from './draw.js';
+import { setupMap } from './map.js';
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
-const views = ['landing', 'intro', 'explore', 'build', 'library'];
+const views = ['landing', 'intro', 'explore', 'build', 'library', 'draw', 'room', 'signin', 'profile', 'map'];
 let viewer = null;
 let buildViewer = null;      // the Build screen's own 3D view
 let build = null;
@@ -34,8 +38,15 @@ function el(tag, attributes = {}, ...children) {
 // ---- Routing ----
 function route() {
   const [, name = '', arg] = location.hash.split('/');
-  const view = views.includes(name) ? name : 'landing';
+  // #/draw lists the rooms; #/draw/ROOMID is one room.
+  const view = name === 'draw' && arg ? 'room' : views.includes(name) && name !== 'room' ? name : 'landing';
   for (const v of views) $(`view-${v}`).hidden = v !== view;
+  if (view === 'room') roomScreen.open(decodeURIComponent(arg));
+  else roomScreen.leave();
+  if (view !== 'map') map.leave();
+  if (view === 'draw' || view === 'signin' || view === 'profile') rooms.show(view, arg);
+  if (view === 'map') map.show();
+  if (view !== 'room' && document.title !== 'ProteinAR') document.title = 'ProteinAR';
   const inExplore = view === 'explore';
   $('exit-button').hidden = view === 'landing';
   if (view === 'library') showLibrary();
@@ -94,6 +105,9 @@ function ensureBuildViewer() {
   return buildViewer;
 }
 build = setupBuild({ $, el, say, viewer: () => buildViewer, onBuilt: () => updateAR() });
+const rooms = setupRooms({ $, el, say });
+const roomScreen = setupRoomScreen({ $, el, say, ready: rooms.ready, copyLinkButton: rooms.copyLinkButton, onSubjectChange: () => updateAR() });
+const map = setupMap({ $, el, say });
 
 function progress(fraction, label) {
   const box = $('progress');
@@ -263,6 +277,7 @@ let arSession = null;
 // design in Build, with its viewer and model addresses.
 function activeSubject() {
   const view = location.hash.split('/')[1] ?? '';
+  if (view === 'draw') return roomScreen.subject();
   if (view === 'explore' && current && viewer?.model) {
     const query = new URLSearchParams(modelOptions()).toString();
     const path = `/api/molecules/${encodeURIComponent(current.id)}`;
@@ -289,7 +304,7 @@ function sceneViewerURL(glb) {
 
 function updateAR() {
   const subject = activeSubject();
-  for (const id of ['ar-slot', 'build-ar-slot']) if (id !== subject?.slot) $(id).replaceChildren();
+  for (const id of ['ar-slot', 'build-ar-slot', 'room-ar-slot']) if (id !== subject?.slot) $(id).replaceChildren();
   updateTopBar();
   if (!subject) return;
   const slot = $(subject.slot);
@@ -312,14 +327,16 @@ function updateAR() {
 }
 
 async function viewInAR(subject) {
-  if (!subject.viewer.model || arSession) return;
+  // A room can go to AR empty (to draw in the air); a molecule or a design needs its model.
+  if ((!subject.viewer.model && !subject.createAR) || arSession) return;
   arSession = 'starting';  // a second tap while this one awaits must not start another session
   const supported = await immersiveARSupported();
   if (supported) {
-    const placement = new ARPlacement(subject.viewer, $('ar-overlay'), {
+    const callbacks = {
       onStatus: (text) => { $('ar-status').textContent = text; },
       onEnd: () => { arSession = null; say(`Left AR. ${subject.name}: ${subject.title}`); $(subject.button)?.focus(); },
-    });
+    };
+    const placement = subject.createAR ? subject.createAR($('ar-overlay'), callbacks) : new ARPlacement(subject.viewer, $('ar-overlay'), callbacks);
     try {
       await placement.start();
       arSession = placement;
@@ -416,6 +433,7 @@ for (const dialog of document.querySelectorAll('dialog')) {
 $('menu-button').addEventListener('click', () => $('menu').showModal());
 $('help-button').addEventListener('click', () => { $('menu').close(); $('help').showModal(); });
 $('menu-exit').addEventListener('click', () => $('menu').close());
+for (const link of document.querySelectorAll('#menu .menu-link')) link.addEventListener('click', () => $('menu').close());
 
 // ---- Library ----
 async function showLibrary() {

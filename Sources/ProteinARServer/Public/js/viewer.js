@@ -161,6 +161,9 @@ export class MoleculeViewer {
     this._motion = null;
     this._uniforms = null;
     this._gpu = [];
+    this._extras = [];         // uploads drawn with the model, in its coordinates (setExtras)
+    this._extraBounds = null;  // their bounding sphere, so clipping keeps them
+    this._sceneBounds = null;  // what the camera fits when there is no model (setSceneBounds)
     this._coarse = [];         // the coarse version drawn while the view moves (loadCoarse)
     this._coarseModel = null;
     this._fullFrameMs = null;  // what one full frame costs, GPU included, once measured
@@ -344,6 +347,69 @@ export class MoleculeViewer {
     this.requestRender();
   }
 
+  /**
+   * Extra geometry drawn with the model in the model's own coordinates, such as the strokes of a
+   * drawing room: uploads from uploadOverlay (the caller keeps and frees them), and their bounding
+   * sphere ({center, radius}) so the clip planes do not cut them off. drawXR draws them too.
+   */
+  setExtras(uploads, bounds = null) {
+    this._extras = uploads;
+    this._extraBounds = bounds && bounds.radius > 0 ? { center: Array.from(bounds.center), radius: bounds.radius } : null;
+    this.requestRender();
+  }
+
+  /** The sphere ({center, radius}) the camera fits while no model is shown: an empty room's space. */
+  setSceneBounds(bounds) {
+    this._sceneBounds = bounds;
+    if (!this.model) this._fitCamera();
+  }
+
+  /** Where the camera is and what it looks at ({position, target}, model coordinates). */
+  get camera() {
+    const inverse = mat4.invert(mat4.create(), this._viewMatrix());
+    return { position: [inverse[12], inverse[13], inverse[14]], target: Array.from(this._target) };
+  }
+
+  /**
+   * The point under the canvas position (x, y), in CSS pixels from its top left, on the plane that
+   * faces the camera through `through` (default: the view's target): where a finger draws.
+   */
+  unproject(x, y, through = this._target) {
+    const view = this._viewMatrix();
+    const width = this.canvas.clientWidth || 1;
+    const height = this.canvas.clientHeight || 1;
+    const depth = -(view[2] * through[0] + view[6] * through[1] + view[10] * through[2] + view[14]);
+    const halfY = Math.tan(FOV_Y / 2) * depth;
+    const halfX = halfY * (width / height);
+    const eye = [((2 * x) / width - 1) * halfX, (1 - (2 * y) / height) * halfY, -depth];
+    // The view matrix is a rigid motion: its inverse is the transposed rotation, then the shift.
+    const d = [eye[0] - view[12], eye[1] - view[13], eye[2] - view[14]];
+    return [0, 1, 2].map((i) => view[i * 4] * d[0] + view[i * 4 + 1] * d[1] + view[i * 4 + 2] * d[2]);
+  }
+
+  /** Where a point (model coordinates) shows on the canvas: {x, y} in CSS pixels, `inFront` false behind the camera. */
+  project(point) {
+    this._updateMatrices();
+    const clip = [0, 0, 0, 0];
+    const v = this._view, p = this._projection;
+    const eye = [0, 1, 2].map((i) => v[i] * point[0] + v[4 + i] * point[1] + v[8 + i] * point[2] + v[12 + i]);
+    for (let i = 0; i < 4; i++) clip[i] = p[i] * eye[0] + p[4 + i] * eye[1] + p[8 + i] * eye[2] + p[12 + i];
+    const w = clip[3] || 1e-9;
+    return {
+      x: ((clip[0] / w + 1) / 2) * (this.canvas.clientWidth || 1),
+      y: ((1 - clip[1] / w) / 2) * (this.canvas.clientHeight || 1),
+      inFront: eye[2] < 0,
+    };
+  }
+
+  /**
+   * Hands the viewer a pointer that went down while something else had it (a finger that began a
+   * drawing stroke, then a second finger made the gesture a pinch), so it can join the gesture.
+   */
+  trackPointer(event) {
+    this._onPointerDown(event);
+  }
+
   /** Frees GPU memory and listeners; the viewer cannot be used afterwards. */
   dispose() {
     if (this._disposed) return;
@@ -474,7 +540,7 @@ export class MoleculeViewer {
     const [r, g, b] = this._background;
     gl.clearColor(r, g, b, 1);
     gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
-    if (this._gpu.length === 0 || !this._program) return null;
+    if ((this._gpu.length === 0 && this._extras.length === 0) || !this._program) return null;
 
     gl.useProgram(this._program);
     gl.uniformMatrix4fv(this._uniforms.view, false, this._view);
@@ -482,6 +548,7 @@ export class MoleculeViewer {
     gl.uniform3fv(this._uniforms.background, this._background);
     gl.uniform3fv(this._uniforms.fog, this._fogRange);
     this._drawMeshes(coarse ? this._coarse : this._gpu);
+    for (const extra of this._extras) this._drawMeshes(extra);
     if (target) this._present(target, width, height);
     return coarse ? 'coarse' : 'full';
   }
@@ -582,6 +649,7 @@ export class MoleculeViewer {
       if (placement) {
         gl.uniformMatrix4fv(this._uniforms.view, false, mat4.multiply(eye, view, placement));
         this._drawMeshes(this._gpu);
+        for (const extra of this._extras) this._drawMeshes(extra);
       }
       for (const overlay of overlays) {
         gl.uniformMatrix4fv(this._uniforms.view, false, mat4.multiply(eye, view, overlay.matrix));
@@ -623,7 +691,8 @@ export class MoleculeViewer {
   }
 
   _fitCamera() {
-    const bounds = this.model?.bounds;
+    const modelBounds = this.model?.bounds;
+    const bounds = modelBounds && !modelBounds.empty ? modelBounds : this._sceneBounds;
     const usable = bounds && !bounds.empty && bounds.radius > 0;
     this._radius = usable ? bounds.radius : 1;
     vec3.copy(this._center, usable ? bounds.center : [0, 0, 0]);
@@ -633,20 +702,34 @@ export class MoleculeViewer {
   }
 
   // view = translate(0, 0, -distance) * rotation * translate(-target)
-  _updateMatrices() {
+  _viewMatrix() {
     const view = mat4.fromQuat(this._view, this._rotation);
     const t = this._target;
     view[12] = -(view[0] * t[0] + view[4] * t[1] + view[8] * t[2]);
     view[13] = -(view[1] * t[0] + view[5] * t[1] + view[9] * t[2]);
     view[14] = -(view[2] * t[0] + view[6] * t[1] + view[10] * t[2]) - this._distance;
+    return view;
+  }
+
+  _updateMatrices() {
+    const view = this._viewMatrix();
 
     // Clip planes and fog follow the model itself, which panning and
     // rotating about a panned target can move nearer or further.
     const c = this._center;
     const centerDepth = -(view[2] * c[0] + view[6] * c[1] + view[10] * c[2] + view[14]);
     const r = this._radius;
-    const near = Math.max(centerDepth - r * 1.05, r * 0.01);
-    const far = Math.max(centerDepth + r * 1.05, near + r);
+    // Extras (strokes) may reach beyond the model: the clip planes take them in, the fog does not.
+    let nearDepth = centerDepth - r * 1.05, farDepth = centerDepth + r * 1.05;
+    const extra = this._extraBounds;
+    if (extra) {
+      const e = extra.center;
+      const depth = -(view[2] * e[0] + view[6] * e[1] + view[10] * e[2] + view[14]);
+      nearDepth = Math.min(nearDepth, depth - extra.radius * 1.05);
+      farDepth = Math.max(farDepth, depth + extra.radius * 1.05);
+    }
+    const near = Math.max(nearDepth, r * 0.01);
+    const far = Math.max(farDepth, near + r);
     mat4.perspective(this._projection, FOV_Y, this._aspect(), near, far);
 
     this._fogRange[0] = centerDepth + r * FOG_START_RADII;
