@@ -10,19 +10,28 @@ struct AccountJSON: Codable, Sendable {
     init(_ a: StoredAccount) { id = a.id; email = a.email; name = a.name }
 }
 
-struct SessionJSON: Codable, Sendable {
+struct SessionJSON: Encodable, Sendable {
     var account: AccountJSON?
     var csrf: String?
     var token: String?
+
+    /// Signed out reads as `{"account": null, "csrf": null}`, not `{}`.
+    func encode(to encoder: any Encoder) throws {
+        enum K: String, CodingKey { case account, csrf, token }
+        var c = encoder.container(keyedBy: K.self)
+        try c.encode(account, forKey: .account)
+        try c.encode(csrf, forKey: .csrf)
+        try c.encodeIfPresent(token, forKey: .token)
+    }
 }
 
-struct ProfileJSON: Codable, Sendable {
+struct ProfileJSON: Encodable, Sendable {
     var account: AccountJSON
     var rooms: [RoomJSON]
 }
 
 /// A room as the API shows it to one person: its settings and that person's part in it.
-struct RoomJSON: Codable, Sendable {
+struct RoomJSON: Encodable, Sendable {
     var id: String
     var name: String
     var ownerID: String
@@ -46,6 +55,20 @@ struct RoomJSON: Codable, Sendable {
         self.createdAt = createdAt
         molecule = state?.molecule
         sequence = state?.sequence
+    }
+
+    /// Unknown owner names, roles and locations are null; molecule and sequence are there only when
+    /// the room's content was read.
+    func encode(to encoder: any Encoder) throws {
+        enum K: String, CodingKey { case id, name, ownerID, ownerName, isPublic, guestsMayDraw, members, location, role, mayDraw, createdAt, molecule, sequence }
+        var c = encoder.container(keyedBy: K.self)
+        try c.encode(id, forKey: .id); try c.encode(name, forKey: .name); try c.encode(ownerID, forKey: .ownerID)
+        try c.encode(ownerName, forKey: .ownerName); try c.encode(isPublic, forKey: .isPublic)
+        try c.encode(guestsMayDraw, forKey: .guestsMayDraw); try c.encode(members, forKey: .members)
+        try c.encode(location, forKey: .location); try c.encode(role, forKey: .role); try c.encode(mayDraw, forKey: .mayDraw)
+        try c.encodeIfPresent(createdAt, forKey: .createdAt)
+        if sequence != nil { try c.encode(molecule, forKey: .molecule) }
+        try c.encodeIfPresent(sequence, forKey: .sequence)
     }
 
     static let encoder: JSONEncoder = {

@@ -157,6 +157,9 @@ export function setupRoomScreen(app) {
     $('room-signin').hidden = Boolean(api.currentAccount());
     $('room-signin-link').href = `#/signin/${encodeURIComponent(`#/draw/${r.id}`)}`;
     $('room-members').hidden = r.role !== 'owner';
+    $('room-settings').hidden = r.role !== 'owner';
+    $('room-public').checked = Boolean(r.isPublic);
+    $('room-guests-draw').checked = Boolean(r.guestsMayDraw);
     updateTools();
   }
 
@@ -592,6 +595,19 @@ export function setupRoomScreen(app) {
     lastView = key;
     sync.setView(view);
   }
+
+  // ---- Settings (owner) ----
+  $('room-settings').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    if (!roomID) return;
+    try {
+      const updated = await api.updateRoom(roomID, { isPublic: $('room-public').checked, guestsMayDraw: $('room-guests-draw').checked });
+      showRoom({ ...updated, role: room?.role ?? updated.role });
+      say('Saved. People who are here now see the change when they next join.');
+    } catch (error) {
+      say(error.message, { error: true });
+    }
+  });
 
   // ---- Members (owner) ----
   $('room-members').addEventListener('submit', async (e) => {
