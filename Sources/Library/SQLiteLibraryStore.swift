@@ -14,6 +14,10 @@ public final class SQLiteLibraryStore: LibraryStore {
         configuration.foreignKeysEnabled = true
         // A second server process on the same file waits for the lock instead of failing at once.
         configuration.busyMode = .timeout(5)
+        // Every commit synced to disk (GRDB's default for WAL is NORMAL, which survives a killed
+        // process but not a power cut): a room operation is acknowledged only once on disk. Group
+        // commit of room operations keeps that affordable.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         pool = try DatabasePool(path: path, configuration: configuration)
         appends = SQLiteAppendQueue(pool: pool)
         location = "sqlite:\(path)"

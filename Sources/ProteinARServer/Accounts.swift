@@ -120,17 +120,21 @@ struct Accounts: Sendable {
         let body = try await Self.decode(Credentials.self, from: request, example: #"{"email": "…", "password": "…"}"#)
         let email = body.email.trimmingCharacters(in: .whitespaces).lowercased()
         let kind = try Self.kind(body.kind)
-        await throttle.wait(for: email)
-        let account = try await store.account(email: email)
-        let password = body.password
-        // A made-up hash when the e-mail is unknown: the answer takes as long either way.
-        let storedHash = account?.passwordHash ?? Self.decoyHash
-        let matches = try await NIOThreadPool.singleton.runIfActive { password.count <= 128 && Bcrypt.verify(password, hash: storedHash) }
-        guard matches, let account else {
-            await throttle.failed(email)
-            throw APIError(.unauthorized, "wrong e-mail or password")
+        try await throttle.begin(email)
+        let account: StoredAccount?
+        let matches: Bool
+        do {
+            account = try await store.account(email: email)
+            let password = body.password
+            // A made-up hash when the e-mail is unknown: the answer takes as long either way.
+            let storedHash = account?.passwordHash ?? Self.decoyHash
+            matches = try await NIOThreadPool.singleton.runIfActive { password.count <= 128 && Bcrypt.verify(password, hash: storedHash) }
+        } catch {
+            await throttle.end(email, succeeded: false, counts: false)
+            throw error
         }
-        await throttle.succeeded(email)
+        await throttle.end(email, succeeded: matches && account != nil)
+        guard matches, let account else { throw APIError(.unauthorized, "wrong e-mail or password") }
         return try await startSession(for: account, kind: kind, request: request, status: .ok)
     }
 
@@ -232,25 +236,31 @@ struct Accounts: Sendable {
     static let decoyHash = Bcrypt.hash("not a password of anyone", cost: bcryptCost)
 }
 
-/// Slows sign-in for an e-mail after repeated failures: 5 in 15 minutes, then 1, 2, 4, 8 seconds.
+/// Slows sign-in for an e-mail after repeated failures: 5 in 15 minutes, then each attempt waits
+/// 1, 2, 4, at most 8 seconds, and only one attempt at a time is taken (others get 429), so
+/// guesses cannot be sent in parallel to get around the wait.
 actor SignInThrottle {
     private var failures: [String: [Date]] = [:]
+    private var inFlight: Set<String> = []
     static let window: TimeInterval = 15 * 60
     static let free = 5
 
-    func wait(for key: String) async {
+    func begin(_ key: String) async throws {
         let recent = prune(key)
         guard recent >= Self.free else { return }
-        let seconds = min(8.0, pow(2.0, Double(recent - Self.free)))
-        try? await Task.sleep(for: .seconds(seconds))
+        guard inFlight.insert(key).inserted else {
+            throw APIError(.tooManyRequests, "too many failed sign-ins for this e-mail; wait a few seconds and try again")
+        }
+        try? await Task.sleep(for: .seconds(min(8.0, pow(2.0, Double(recent - Self.free)))))
     }
 
-    func failed(_ key: String) {
+    func end(_ key: String, succeeded: Bool, counts: Bool = true) {
+        inFlight.remove(key)
+        guard counts else { return }
+        if succeeded { failures[key] = nil; return }
         failures[key, default: []].append(Date())
         if failures.count > 100_000 { failures = failures.filter { $0.value.contains { -$0.timeIntervalSinceNow < Self.window } } }
     }
-
-    func succeeded(_ key: String) { failures[key] = nil }
 
     private func prune(_ key: String) -> Int {
         let kept = (failures[key] ?? []).filter { -$0.timeIntervalSinceNow < Self.window }

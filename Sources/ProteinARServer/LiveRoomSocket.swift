@@ -16,27 +16,33 @@ struct LiveRoomSocket: Sendable {
     /// The socket's own frame limit; messages between this and `maximumMessageBytes` get an error
     /// and the connection stays, larger ones close it.
     static let maximumFrameBytes = 1 << 20
+    /// A client further behind than this gets a snapshot instead of the log.
+    static let longestResume: UInt64 = 2_000
 
     func register(on router: Router<BasicWebSocketRequestContext>) {
-        router.ws("api/rooms/:room/live", shouldUpgrade: { request, context in
-            // Refuse before upgrading, so a refused client gets a plain HTTP status and message.
-            let (id, identity, _) = try await admit(request, roomID: context.parameters.require("room"))
-            _ = try await call { try await host.snapshot(of: id, for: identity.actor ?? RoomRoutes.anonymous) }
-            return .upgrade([:])
-        }, onUpgrade: { inbound, outbound, context in
+        // Every request is upgraded: a browser cannot read why a handshake was refused, so refusals
+        // come as an `error` message, then the socket closes.
+        router.ws("api/rooms/:room/live", onUpgrade: { inbound, outbound, context in
             let request = context.request
-            guard let id = context.requestContext.parameters.get("room"),
-                  let (_, identity, after) = try? await admit(request, roomID: id) else {
-                try await outbound.close(.policyViolation, reason: "not admitted")
+            let id = context.requestContext.parameters.get("room") ?? ""
+            let identity: Identity, after: UInt64?
+            do {
+                (identity, after) = try await admit(request)
+            } catch {
+                let refusal = APIError.from(error)
+                let code = refusal.status == .badRequest ? "malformed" : refusal.status == .notFound ? "not-found" : "forbidden"
+                try? await LiveConnection.send(LiveConnection.ErrorMessage(code: code, message: refusal.message), on: outbound)
+                try await outbound.close(.policyViolation, reason: nil)
                 return
             }
             let connection = LiveConnection(roomID: id, identity: identity, host: host, presence: presence, outbound: outbound)
             await connection.run(inbound: inbound, after: after)
+            try? await outbound.close(.normalClosure, reason: nil)
         })
     }
 
     /// Who connects to which room, resuming after which sequence.
-    private func admit(_ request: Request, roomID: String) async throws -> (String, Identity, UInt64?) {
+    private func admit(_ request: Request) async throws -> (Identity, UInt64?) {
         let query = request.uri.queryParameters
         let identity = try await accounts.identify(request, token: query.get("token"), guestKey: query.get("guest"))
         if identity.viaCookie, let origin = request.headers[.origin] {
@@ -51,7 +57,7 @@ struct LiveRoomSocket: Sendable {
             guard let value = UInt64(text) else { throw APIError(.badRequest, "after '\(text.prefix(20))': expected a whole number ≥ 0") }
             after = value
         }
-        return (roomID, identity, after)
+        return (identity, after)
     }
 }
 
@@ -70,28 +76,38 @@ final class LiveConnection: Sendable {
         actor = identity.actor ?? RoomRoutes.anonymous
     }
 
-    func run(inbound: WebSocketInboundStream, after: UInt64?) async {
+    func run(inbound: WebSocketInboundStream, after requested: UInt64?) async {
         do {
-            let (snapshot, backlog, updates) = try await host.subscribe(to: roomID, for: actor, after: after)
+            let (snapshot, backlog, updates) = try await host.subscribe(to: roomID, for: actor, after: requested)
+            // Resume from the log only for a short gap the room has reached; otherwise (a client from
+            // the future, or one far behind) a snapshot is both correct and cheaper.
+            var after = requested
+            if let a = after, a > snapshot.sequence || snapshot.sequence - a > LiveRoomSocket.longestResume { after = nil }
             let settings = try await host.settings(of: roomID)
             let role = settings.role(of: actor)
             let you = Welcome.You(id: identity.actor.map { $0.isGuest ? "guest:\($0.id)" : $0.id }, name: identity.displayName,
                                   role: role?.rawValue, mayDraw: identity.actor != nil && settings.mayDraw(actor))
             let names = await RoomSummaries.ownerNames([settings], store: host.store)
-            try await send(Welcome(room: RoomJSON(settings, for: actor, names: names, state: snapshot), you: you,
+            let created = try? await host.store.room(id: roomID)?.createdAt
+            try await send(Welcome(room: RoomJSON(settings, for: actor, names: names, createdAt: created, state: snapshot), you: you,
                                    sequence: snapshot.sequence, snapshot: after == nil ? RoomStateJSON(snapshot) : nil))
-            var last = after == nil ? snapshot.sequence : (after ?? 0)
-            for op in backlog where op.sequence == last + 1 {
-                try await send(OpMessage(op)); last = op.sequence
+            var last = after ?? snapshot.sequence
+            if after != nil {
+                for op in backlog where op.sequence == last + 1 {
+                    try await send(OpMessage(op)); last = op.sequence
+                }
             }
             let peer = RoomPresence.Peer(connection: id, id: you.id ?? "anonymous", name: identity.displayName, role: role?.rawValue ?? "guest")
             let peers = await presence.join(roomID, peer)
+            // Whichever ends first (the client leaves, the room lets this reader go, a write fails)
+            // ends the connection: no half-open socket that takes operations but shows none.
             try await withThrowingTaskGroup(of: Void.self) { group in
                 let sentUpTo = last
                 group.addTask { try await self.forward(updates, after: sentUpTo) }
                 group.addTask { for await list in peers { try await self.outbound.write(.text(list)) } }
-                try await self.read(inbound)
-                group.cancelAll()
+                group.addTask { try await self.read(inbound) }
+                defer { group.cancelAll() }
+                _ = try await group.next()
             }
         } catch let error as RoomError {
             try? await send(ErrorMessage(code: error.kind.rawValue, message: error.message))
@@ -152,6 +168,10 @@ final class LiveConnection: Sendable {
         }
         switch incoming.type {
         case "op":
+            guard identity.actor != nil else {
+                try? await send(ErrorMessage(code: "forbidden", message: "to draw, sign in or join with a guest key (?guest=…)", clientOpID: incoming.clientOpID))
+                return
+            }
             guard let opID = incoming.clientOpID, let operation = incoming.operation else {
                 try? await send(ErrorMessage(code: "malformed", message: "an op message has clientOpID and operation", clientOpID: incoming.clientOpID))
                 return
@@ -176,6 +196,10 @@ final class LiveConnection: Sendable {
     }
 
     private func send(_ value: some Encodable) async throws {
+        try await Self.send(value, on: outbound)
+    }
+
+    static func send(_ value: some Encodable, on outbound: WebSocketOutboundWriter) async throws {
         try await outbound.write(.text(String(decoding: try RoomJSON.encoder.encode(value), as: UTF8.self)))
     }
 

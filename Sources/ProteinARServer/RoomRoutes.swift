@@ -91,28 +91,36 @@ struct RoomRoutes: Sendable {
 
     func change(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let id = try context.parameters.require("room")
-        var settings = try await ownedRoom(id, request)
+        let account = try await owner(of: id, request)
         let body = try await Accounts.decode(Change.self, from: request, example: #"{"guestsMayDraw": true}"#)
-        if let name = body.name { settings.name = try Self.roomName(name) }
-        if let value = body.isPublic { settings.isPublic = value }
-        if let value = body.guestsMayDraw { settings.guestsMayDraw = value }
-        if let location = body.location { try Self.check(location); settings.location = location }
-        try await host.update(settings)
-        return try Responses.encoded(RoomJSON(settings, for: Actor(id: settings.ownerID), names: [:]))
+        let name = try body.name.map(Self.roomName)
+        if let location = body.location { try Self.check(location) }
+        let settings = try await call {
+            try await host.modifySettings(of: id) { settings in
+                if let name { settings.name = name }
+                if let value = body.isPublic { settings.isPublic = value }
+                if let value = body.guestsMayDraw { settings.guestsMayDraw = value }
+                if let location = body.location { settings.location = location }
+            }
+        }
+        return try await ownerView(settings, account)
     }
 
     func addMember(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let id = try context.parameters.require("room")
-        var settings = try await ownedRoom(id, request)
+        let account = try await owner(of: id, request)
         struct Member: Decodable { var email: String }
         let body = try await Accounts.decode(Member.self, from: request, example: #"{"email": "…"}"#)
         guard let member = try await service.store.account(email: try Accounts.validEmail(body.email)) else {
             throw APIError(.notFound, "no account has the e-mail \(body.email.prefix(80)); they can register first")
         }
-        guard settings.members.count < 1_000 else { throw APIError(.badRequest, "a room has at most 1,000 members") }
-        if member.id != settings.ownerID { settings.members.insert(member.id) }
-        try await host.update(settings)
-        return try Responses.encoded(RoomJSON(settings, for: Actor(id: settings.ownerID), names: [:]))
+        let settings = try await call {
+            try await host.modifySettings(of: id) { settings in
+                guard settings.members.count < 1_000 else { throw RoomError(.invalid, "a room has at most 1,000 members") }
+                if member.id != settings.ownerID { settings.members.insert(member.id) }
+            }
+        }
+        return try await ownerView(settings, account)
     }
 
     func operations(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
@@ -123,10 +131,16 @@ struct RoomRoutes: Sendable {
             guard let value = UInt64(text) else { throw APIError(.badRequest, "after '\(text.prefix(20))': expected a whole number ≥ 0") }
             after = value
         }
-        let ops = try await call { try await host.operations(in: id, after: after, for: actor) }
+        var limit = 1_000
+        if let text = request.uri.queryParameters.get("limit") {
+            guard let value = Int(text), (1...5_000).contains(value) else { throw APIError(.badRequest, "limit '\(text.prefix(20))': expected 1 to 5000") }
+            limit = value
+        }
         let state = try await call { try await host.snapshot(of: id, for: actor) }
-        struct Log: Encodable { var operations: [LoggedOperation]; var sequence: UInt64 }
-        return try Responses.encoded(Log(operations: ops, sequence: max(state.sequence, ops.last?.sequence ?? 0)))
+        let ops = try await call { try await host.operations(in: id, after: after, limit: limit, for: actor) }
+        struct Log: Encodable { var operations: [LoggedOperation]; var sequence: UInt64; var more: Bool }
+        let last = ops.last?.sequence ?? after
+        return try Responses.encoded(Log(operations: ops, sequence: max(state.sequence, last), more: ops.count == limit))
     }
 
     func submit(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
@@ -157,11 +171,17 @@ struct RoomRoutes: Sendable {
         return response
     }
 
-    private func ownedRoom(_ id: String, _ request: Request) async throws -> RoomSettings {
+    /// The signed-in owner of the room (a change needs the CSRF token when signed in by cookie).
+    private func owner(of id: String, _ request: Request) async throws -> StoredAccount {
         let (account, _) = try await accounts.requireAccount(request, change: true)
         let settings = try await call { try await host.settings(of: id) }
         guard settings.ownerID == account.id else { throw APIError(.forbidden, "only the room's owner may change it") }
-        return settings
+        return account
+    }
+
+    private func ownerView(_ settings: RoomSettings, _ account: StoredAccount) async throws -> Response {
+        let created = try await service.store.room(id: settings.id)?.createdAt
+        return try Responses.encoded(RoomJSON(settings, for: Actor(id: account.id), names: [account.id: account.name], createdAt: created))
     }
 
     static func roomName(_ raw: String) throws -> String {

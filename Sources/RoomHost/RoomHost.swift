@@ -15,7 +15,11 @@ public actor RoomHost {
         var settings: RoomSettings
         var state: RoomState
         var sinceSnapshot: Int
-        var subscribers: [UUID: AsyncStream<RoomUpdate>.Continuation] = [:]
+        var subscribers: [UUID: Subscriber] = [:]
+    }
+    struct Subscriber {
+        var actor: Actor
+        var channel: AsyncStream<RoomUpdate>.Continuation
     }
     private var rooms: [String: Loaded] = [:]
     /// Rooms with a submission in progress, and who waits for each: one at a time per room, so
@@ -45,8 +49,11 @@ public actor RoomHost {
         return settings
     }
 
+    /// The room's settings as stored now (another server may have changed them).
     public func settings(of id: String) async throws -> RoomSettings {
-        try await load(id).settings
+        _ = try await load(id)
+        try await refreshSettings(id)
+        return try await load(id).settings
     }
 
     /// The room's content for someone who may read it: what a late joiner starts from.
@@ -56,24 +63,32 @@ public actor RoomHost {
         return room.state
     }
 
-    /// Accepted operations after `sequence`, for a client that reconnects: no gap, no duplicate.
-    public func operations(in id: String, after sequence: UInt64, for actor: Actor) async throws -> [LoggedOperation] {
+    /// Accepted operations after `sequence` (at most `limit`), for a client that reconnects: no gap,
+    /// no duplicate.
+    public func operations(in id: String, after sequence: UInt64, limit: Int = .max, for actor: Actor) async throws -> [LoggedOperation] {
         let room = try await load(id)
         guard room.settings.mayRead(actor) else { throw RoomError(.forbidden, "you are not a member of room \(id)") }
-        return try await logged(in: id, after: sequence)
+        return try await Self.logged(store, in: id, after: sequence, limit: limit)
     }
 
-    /// Every stored operation of the room after `sequence`, in order, read a page at a time.
-    private func logged(in id: String, after sequence: UInt64) async throws -> [LoggedOperation] {
+    /// Stored operations of the room after `sequence`, in order, read and decoded a page at a time
+    /// off the actor, so a long read holds up no other room.
+    private nonisolated static func logged(_ store: any LibraryStore, in id: String, after sequence: UInt64, limit: Int = .max) async throws -> [LoggedOperation] {
         var out: [LoggedOperation] = []
         var after = Int64(clamping: sequence)
-        while true {
-            let page = try await store.operations(roomID: id, after: after, limit: 1_000)
+        let decoder = JSONDecoder()
+        while out.count < limit {
+            let pageSize = min(1_000, limit - out.count)
+            let page = try await store.operations(roomID: id, after: after, limit: pageSize)
             for stored in page { out.append(try decoder.decode(LoggedOperation.self, from: Data(stored.json.utf8))) }
-            guard let last = page.last, page.count == 1_000 else { break }
+            guard let last = page.last, page.count == pageSize else { break }
             after = last.sequence
         }
         return out
+    }
+
+    private func logged(in id: String, after sequence: UInt64) async throws -> [LoggedOperation] {
+        try await Self.logged(store, in: id, after: sequence)
     }
 
     // MARK: Operations
@@ -106,7 +121,7 @@ public actor RoomHost {
         rooms[id]?.sinceSnapshot += 1
         let update = RoomUpdate(operation: logged, storedJSON: json)
         if let subscribers = rooms[id]?.subscribers.values {
-            for subscriber in subscribers { subscriber.yield(update) }
+            for subscriber in subscribers { subscriber.channel.yield(update) }
         }
         // The operation is stored and told: a snapshot only speeds up loading, so failing to save
         // one loses nothing (the next interval tries again).
@@ -125,37 +140,49 @@ public actor RoomHost {
     }
 
     /// A live view of the room: its state now, and its accepted operations from then on, in order,
-    /// until the stream is dropped. With `after`, also the stored operations after that sequence up
-    /// to the state's (`backlog`): a client that reconnects gets no gap and no duplicate.
+    /// until the stream is dropped. With `after` (at most the state's sequence), also the stored
+    /// operations after it (`backlog`): a client that reconnects gets no gap and no duplicate.
+    /// Taken under the room's lock, so no operation falls between the state and the stream.
     public func subscribe(to id: String, for actor: Actor, after: UInt64? = nil) async throws
         -> (snapshot: RoomState, backlog: [LoggedOperation], updates: AsyncStream<RoomUpdate>)
     {
+        await acquire(id)
+        defer { release(id) }
         _ = try await load(id)
         try await refreshSettings(id)  // members or rights may have changed on another server
-        var room = try await load(id)
-        guard room.settings.mayRead(actor) else { throw RoomError(.forbidden, "you are not a member of room \(id)") }
+        let settings = try await load(id).settings
+        guard settings.mayRead(actor) else { throw RoomError(.forbidden, "you are not a member of room \(id)") }
+        let upTo = try await load(id).state.sequence
         var backlog: [LoggedOperation] = []
-        if let after, after < room.state.sequence {
-            let upTo = room.state.sequence
+        if let after, after < upTo {
             backlog = try await logged(in: id, after: after).filter { $0.sequence <= upTo }
-            room = rooms[id] ?? room
-            // Operations accepted while the log was read are in the state already: send them too.
-            let extra = try await logged(in: id, after: upTo)
-            room = rooms[id] ?? room
-            backlog += extra.filter { $0.sequence <= room.state.sequence }
         }
+        var room = try await load(id)  // unchanged while the lock is held
         let key = UUID()
         let (stream, continuation) = AsyncStream<RoomUpdate>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
         continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(key, from: id) } }
-        room.subscribers[key] = continuation
+        room.subscribers[key] = Subscriber(actor: actor, channel: continuation)
         rooms[id] = room
         return (room.state, backlog, stream)
     }
 
-    /// Changes a room's settings (who may do what, its name, its place).
-    public func update(_ settings: RoomSettings) async throws {
-        try await store.saveRoom(id: settings.id, settingsJSON: String(decoding: try encoder.encode(settings), as: UTF8.self))
-        rooms[settings.id]?.settings = settings
+    /// Changes a room's settings (who may do what, its name, its place) from what is stored now,
+    /// under the room's lock, so two changes at once both take effect. Subscribers who may no
+    /// longer read the room are let go (their stream ends).
+    public func modifySettings(of id: String, _ change: @Sendable (inout RoomSettings) throws -> Void) async throws -> RoomSettings {
+        await acquire(id)
+        defer { release(id) }
+        _ = try await load(id)
+        try await refreshSettings(id)
+        var settings = try await load(id).settings
+        try change(&settings)
+        try await store.saveRoom(id: id, settingsJSON: String(decoding: try encoder.encode(settings), as: UTF8.self))
+        rooms[id]?.settings = settings
+        for (key, subscriber) in rooms[id]?.subscribers ?? [:] where !settings.mayRead(subscriber.actor) {
+            subscriber.channel.finish()
+            rooms[id]?.subscribers[key] = nil
+        }
+        return settings
     }
 
     private func refreshSettings(_ id: String) async throws {
@@ -175,7 +202,11 @@ public actor RoomHost {
                 if !Task.isCancelled { return }  // the store has nothing to tell
             } catch {
                 try? await Task.sleep(for: .seconds(1))
-                for id in rooms.keys { try? await catchUp(id) }
+                for id in rooms.keys {
+                    await acquire(id)
+                    try? await catchUp(id)
+                    release(id)
+                }
             }
         }
     }
@@ -197,7 +228,7 @@ public actor RoomHost {
             guard logged.sequence > room.state.sequence else { continue }
             room.state.replay(logged)
             let update = RoomUpdate(operation: logged, storedJSON: nil)
-            for subscriber in room.subscribers.values { subscriber.yield(update) }
+            for subscriber in room.subscribers.values { subscriber.channel.yield(update) }
         }
         rooms[id] = room
     }
@@ -214,6 +245,9 @@ public actor RoomHost {
             next.resume()  // the room stays busy: the next submission has it
         } else {
             busy.remove(id)
+            // Nobody is watching and nothing is waiting: let the room go from memory (it loads
+            // again from its snapshot and the log's tail).
+            if rooms[id]?.subscribers.isEmpty == true { rooms[id] = nil }
         }
     }
 
