@@ -110,7 +110,9 @@ final class LiveConnection: Sendable {
                 _ = try await group.next()
             }
         } catch let error as RoomError {
+            // Refused (not a member, no such room): say why, then close as a refusal.
             try? await send(ErrorMessage(code: error.kind.rawValue, message: error.message))
+            try? await outbound.close(.policyViolation, reason: nil)
         } catch {
             // the socket closed
         }
