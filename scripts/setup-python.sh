@@ -36,6 +36,7 @@ assert md.version("pycollada") == "0.9.3"
 md.version("lxml")
 assert md.version("zxing-cpp") == "3.1.1"
 md.version("pillow")
+assert md.version("websockets") == "17.4"
 EOF
 then
     log "already up to date ($VENV)"
@@ -45,6 +46,7 @@ fi
 log "installing gemmi==0.7.5 numpy einops trimesh pygltflib pycollada lxml zxing-cpp pillow into $VENV"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
     gemmi==0.7.5 numpy einops trimesh==5.2.0 pygltflib==1.16.5 pycollada==0.9.3 lxml zxing-cpp==3.1.1 pillow >&2
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check websockets==17.4 >&2  # check-rooms.py, benchmark-rooms.py
 log "installing pydssp==0.9.1 (--no-deps, avoids torch)"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
     --no-deps pydssp==0.9.1 >&2

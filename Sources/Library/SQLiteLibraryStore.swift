@@ -9,15 +9,17 @@ public final class SQLiteLibraryStore: LibraryStore {
     public let location: String
     public let cacheLimitBytes: Int
 
-    public init(path: String, cacheLimitBytes: Int = 512 << 20) throws {
+    /// `syncEveryCommit`: sync the write-ahead log to disk at every commit (survives a power cut);
+    /// otherwise at checkpoints (GRDB's default for WAL, which survives a killed server process,
+    /// since committed transactions are in the operating system's hands).
+    public init(path: String, cacheLimitBytes: Int = 512 << 20, syncEveryCommit: Bool = false) throws {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         // A second server process on the same file waits for the lock instead of failing at once.
         configuration.busyMode = .timeout(5)
-        // Every commit synced to disk (GRDB's default for WAL is NORMAL, which survives a killed
-        // process but not a power cut): a room operation is acknowledged only once on disk. Group
-        // commit of room operations keeps that affordable.
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        if syncEveryCommit {
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        }
         pool = try DatabasePool(path: path, configuration: configuration)
         appends = SQLiteAppendQueue(pool: pool)
         location = "sqlite:\(path)"

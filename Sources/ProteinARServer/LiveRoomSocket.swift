@@ -119,25 +119,39 @@ final class LiveConnection: Sendable {
         await presence.leave(roomID, connection: id)
     }
 
-    /// Accepted operations, in order, each once; a gap (a slow reader whose buffer overflowed) is
-    /// filled from the log.
-    private func forward(_ updates: AsyncStream<RoomUpdate>, after: UInt64) async throws {
+    /// Accepted operations, in order, each once; a gap (a slow reader whose mailbox overflowed) is
+    /// filled from the log. What waited together goes in one `ops` message (at most about 256 KiB),
+    /// so a busy room costs a connection a few writes, not one per operation.
+    private func forward(_ updates: RoomMailbox, after: UInt64) async throws {
         var last = after
-        for await update in updates {
-            guard update.sequence > last else { continue }
-            if update.sequence > last + 1 {
-                for missed in try await host.operations(in: roomID, after: last, for: actor) where missed.sequence < update.sequence {
-                    try await send(OpMessage(missed))
+        while let batch = await updates.nextBatch() {
+            var parts: [String] = []
+            for update in batch where update.sequence > last {
+                if update.sequence > last + 1 {
+                    let missing = try await host.operations(in: roomID, after: last, limit: Int(clamping: update.sequence - last - 1), for: actor)
+                    for missed in missing where missed.sequence < update.sequence { parts.append(try Self.text(OpMessage(missed))) }
                 }
+                if let stored = update.storedJSON, stored.hasPrefix("{") {
+                    // The stored JSON (sorted keys) with the message type in front: encoded once for everyone.
+                    parts.append("{\"type\":\"op\"," + stored.dropFirst())
+                } else {
+                    parts.append(try Self.text(OpMessage(update.operation)))
+                }
+                last = update.sequence
             }
-            if let stored = update.storedJSON, stored.hasPrefix("{") {
-                // The stored JSON (sorted keys) with the message type in front: encoded once for everyone.
-                try await outbound.write(.text("{\"type\":\"op\"," + stored.dropFirst()))
-            } else {
-                try await send(OpMessage(update.operation))
+            var start = 0
+            while start < parts.count {
+                var end = start, bytes = 0
+                while end < parts.count, end == start || bytes + parts[end].utf8.count < 256 << 10 { bytes += parts[end].utf8.count; end += 1 }
+                let text = end - start == 1 ? parts[start] : "{\"type\":\"ops\",\"ops\":[" + parts[start..<end].joined(separator: ",") + "]}"
+                try await outbound.write(.text(text))
+                start = end
             }
-            last = update.sequence
         }
+    }
+
+    static func text(_ value: some Encodable) throws -> String {
+        String(decoding: try RoomJSON.encoder.encode(value), as: UTF8.self)
     }
 
     private func read(_ inbound: WebSocketInboundStream) async throws {

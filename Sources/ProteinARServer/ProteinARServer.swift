@@ -18,6 +18,9 @@ public struct ServerConfiguration: Sendable {
     public var dataDirectory = "proteinar-data"
     /// `postgres://…` to share a library between servers; nil for SQLite in the data directory.
     public var databaseURL: String?
+    /// SQLite: sync to disk at every commit (power-cut safe, slower) instead of at checkpoints
+    /// (safe when the server process is killed).
+    public var sqliteSyncEveryCommit = false
     public var endpoints = ArchiveEndpoints()
     public var retry = RetryPolicy()
     public var cacheLimitBytes = 512 << 20
@@ -41,7 +44,8 @@ public enum ProteinARServer {
         } else {
             try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
             let path = (configuration.dataDirectory as NSString).appendingPathComponent("library.sqlite")
-            store = try SQLiteLibraryStore(path: path, cacheLimitBytes: configuration.cacheLimitBytes)
+            store = try SQLiteLibraryStore(path: path, cacheLimitBytes: configuration.cacheLimitBytes,
+                                           syncEveryCommit: configuration.sqliteSyncEveryCommit)
         }
         try await store.migrate()
         let service = LibraryService(store: store, archive: ArchiveClient(endpoints: configuration.endpoints, retry: configuration.retry),

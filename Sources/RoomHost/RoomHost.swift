@@ -19,7 +19,7 @@ public actor RoomHost {
     }
     struct Subscriber {
         var actor: Actor
-        var channel: AsyncStream<RoomUpdate>.Continuation
+        var channel: RoomMailbox
     }
     private var rooms: [String: Loaded] = [:]
     /// Rooms with a submission in progress, and who waits for each: one at a time per room, so
@@ -121,7 +121,7 @@ public actor RoomHost {
         rooms[id]?.sinceSnapshot += 1
         let update = RoomUpdate(operation: logged, storedJSON: json)
         if let subscribers = rooms[id]?.subscribers.values {
-            for subscriber in subscribers { subscriber.channel.yield(update) }
+            for subscriber in subscribers { subscriber.channel.post(update) }
         }
         // The operation is stored and told: a snapshot only speeds up loading, so failing to save
         // one loses nothing (the next interval tries again).
@@ -144,7 +144,7 @@ public actor RoomHost {
     /// operations after it (`backlog`): a client that reconnects gets no gap and no duplicate.
     /// Taken under the room's lock, so no operation falls between the state and the stream.
     public func subscribe(to id: String, for actor: Actor, after: UInt64? = nil) async throws
-        -> (snapshot: RoomState, backlog: [LoggedOperation], updates: AsyncStream<RoomUpdate>)
+        -> (snapshot: RoomState, backlog: [LoggedOperation], updates: RoomMailbox)
     {
         await acquire(id)
         defer { release(id) }
@@ -159,11 +159,10 @@ public actor RoomHost {
         }
         var room = try await load(id)  // unchanged while the lock is held
         let key = UUID()
-        let (stream, continuation) = AsyncStream<RoomUpdate>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
-        continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(key, from: id) } }
-        room.subscribers[key] = Subscriber(actor: actor, channel: continuation)
+        let mailbox = RoomMailbox { [weak self] in Task { await self?.unsubscribe(key, from: id) } }
+        room.subscribers[key] = Subscriber(actor: actor, channel: mailbox)
         rooms[id] = room
-        return (room.state, backlog, stream)
+        return (room.state, backlog, mailbox)
     }
 
     /// Changes a room's settings (who may do what, its name, its place) from what is stored now,
@@ -228,7 +227,7 @@ public actor RoomHost {
             guard logged.sequence > room.state.sequence else { continue }
             room.state.replay(logged)
             let update = RoomUpdate(operation: logged, storedJSON: nil)
-            for subscriber in room.subscribers.values { subscriber.channel.yield(update) }
+            for subscriber in room.subscribers.values { subscriber.channel.post(update) }
         }
         rooms[id] = room
     }

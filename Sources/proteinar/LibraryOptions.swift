@@ -12,11 +12,14 @@ struct LibraryOptions: ParsableArguments {
     @Option(help: "Base URL standing in for every archive service (RCSB files, models, search, data; AlphaFold DB), e.g. a local mirror.")
     var rcsbURL: String?
     @Option(help: "Largest model cache, in megabytes (least recently used models go first).") var cacheMB = 512
+    @Flag(help: "SQLite: sync to disk at every commit, so acknowledged room operations also survive a power cut (slower); by default commits survive the server being killed.")
+    var syncEveryCommit = false
 
     func serverConfiguration() throws -> ServerConfiguration {
         var c = ServerConfiguration()
         c.dataDirectory = dataDir
         c.databaseURL = databaseURL
+        c.sqliteSyncEveryCommit = syncEveryCommit
         if let rcsbURL {
             guard let u = URL(string: rcsbURL), u.scheme == "http" || u.scheme == "https", u.host != nil else {
                 throw CLIError("--rcsb-url '\(rcsbURL)': expected an http(s) URL")

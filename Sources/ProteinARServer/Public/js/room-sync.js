@@ -254,6 +254,9 @@ export class RoomSync extends EventTarget {
     switch (message.type) {
       case 'welcome': return this._welcome(message);
       case 'op': return this._op(message);
+      case 'ops': // several ops that waited together, in order
+        for (const op of Array.isArray(message.ops) ? message.ops : []) this._op(op);
+        return undefined;
       case 'ack': return this._ack(message);
       case 'error': return this._error(message);
       case 'presence':

@@ -1,0 +1,84 @@
+import Foundation
+
+/// Where a room's accepted operations wait for one subscriber (a live connection). The reader
+/// takes everything waiting at once, so a connection that falls behind catches up in a few large
+/// writes instead of many small ones. Holds at most `capacity` operations: beyond that the oldest
+/// go, and the reader, seeing a gap in the sequence numbers, reads them from the log.
+public final class RoomMailbox: AsyncSequence, @unchecked Sendable {
+    public typealias Element = RoomUpdate
+    private let lock = NSLock()
+    private var pending: [RoomUpdate] = []
+    private var waiter: CheckedContinuation<[RoomUpdate]?, Never>?
+    private var finished = false
+    private var onFinish: (@Sendable () -> Void)?
+    let capacity: Int
+
+    init(capacity: Int = 10_000, onFinish: @escaping @Sendable () -> Void) {
+        self.capacity = capacity
+        self.onFinish = onFinish
+    }
+
+    func post(_ update: RoomUpdate) {
+        lock.lock()
+        guard !finished else { lock.unlock(); return }
+        if let waiter {
+            self.waiter = nil
+            lock.unlock()
+            waiter.resume(returning: [update])
+            return
+        }
+        pending.append(update)
+        if pending.count > capacity { pending.removeFirst(pending.count - capacity) }
+        lock.unlock()
+    }
+
+    /// Ends the mailbox: the reader gets what is waiting, then nil.
+    public func finish() {
+        lock.lock()
+        finished = true
+        let waiter = self.waiter, done = onFinish
+        self.waiter = nil
+        onFinish = nil
+        lock.unlock()
+        waiter?.resume(returning: nil)
+        done?()
+    }
+
+    /// Everything waiting, in order (waiting for at least one); nil once finished or when the
+    /// reading task is cancelled.
+    public func nextBatch() async -> [RoomUpdate]? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<[RoomUpdate]?, Never>) in
+                lock.lock()
+                if !pending.isEmpty {
+                    let batch = pending
+                    pending = []
+                    lock.unlock()
+                    continuation.resume(returning: batch)
+                } else if finished || Task.isCancelled {
+                    lock.unlock()
+                    continuation.resume(returning: nil)
+                } else {
+                    waiter = continuation
+                    lock.unlock()
+                }
+            }
+        } onCancel: {
+            finish()
+        }
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let mailbox: RoomMailbox
+        var buffered: ArraySlice<RoomUpdate> = []
+        public mutating func next() async -> RoomUpdate? {
+            if buffered.isEmpty {
+                guard let batch = await mailbox.nextBatch() else { return nil }
+                buffered = batch[...]
+            }
+            return buffered.popFirst()
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(mailbox: self) }
+}
