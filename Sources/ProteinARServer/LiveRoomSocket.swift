@@ -18,6 +18,8 @@ struct LiveRoomSocket: Sendable {
     static let maximumFrameBytes = 1 << 20
     /// A client further behind than this gets a snapshot instead of the log.
     static let longestResume: UInt64 = 2_000
+    /// How long a busy connection waits to send several operations in one frame.
+    static let gatherMilliseconds = 5
 
     func register(on router: Router<BasicWebSocketRequestContext>) {
         // Every request is upgraded: a browser cannot read why a handshake was refused, so refusals
@@ -124,7 +126,14 @@ final class LiveConnection: Sendable {
     /// so a busy room costs a connection a few writes, not one per operation.
     private func forward(_ updates: RoomMailbox, after: UInt64) async throws {
         var last = after
-        while let batch = await updates.nextBatch() {
+        var lastWrite = ContinuousClock.now
+        while var batch = await updates.nextBatch() {
+            // A busy room (a write less than 20 ms ago): gather a few milliseconds more, so one
+            // frame carries several operations; a quiet room sends at once.
+            if ContinuousClock.now - lastWrite < .milliseconds(20) {
+                try? await Task.sleep(for: .milliseconds(LiveRoomSocket.gatherMilliseconds))
+                if let more = await updates.nextBatchIfAny() { batch += more }
+            }
             var parts: [String] = []
             for update in batch where update.sequence > last {
                 if update.sequence > last + 1 {
@@ -147,6 +156,7 @@ final class LiveConnection: Sendable {
                 try await outbound.write(.text(text))
                 start = end
             }
+            lastWrite = ContinuousClock.now
         }
     }
 

@@ -68,6 +68,16 @@ public final class RoomMailbox: AsyncSequence, @unchecked Sendable {
         }
     }
 
+    /// Everything waiting now, without waiting; nil when nothing is.
+    public func nextBatchIfAny() -> [RoomUpdate]? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !pending.isEmpty else { return nil }
+        let batch = pending
+        pending = []
+        return batch
+    }
+
     public struct AsyncIterator: AsyncIteratorProtocol {
         let mailbox: RoomMailbox
         var buffered: ArraySlice<RoomUpdate> = []
