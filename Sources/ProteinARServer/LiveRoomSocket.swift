@@ -20,6 +20,8 @@ struct LiveRoomSocket: Sendable {
     static let longestResume: UInt64 = 2_000
     /// How long a busy connection waits to send several operations in one frame.
     static let gatherMilliseconds = 5
+    /// Messages of one connection waiting to be handled, at most (about half a second of drawing).
+    static let queuedMessages = 16
 
     func register(on router: Router<BasicWebSocketRequestContext>) {
         // Every request is upgraded: a browser cannot read why a handshake was refused, so refusals
@@ -164,7 +166,29 @@ final class LiveConnection: Sendable {
         String(decoding: try RoomJSON.encoder.encode(value), as: UTF8.self)
     }
 
+    /// Reads without waiting for earlier messages to be stored, so the socket keeps answering pings
+    /// while the server is busy; the messages wait in a short queue, handled in order. When the
+    /// server falls this far behind, further messages are refused at once (`rate-limited`): memory
+    /// and waiting stay bounded, and the client knows to send again.
     private func read(_ inbound: WebSocketInboundStream) async throws {
+        let (queue, enqueue) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingOldest(LiveRoomSocket.queuedMessages))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await text in queue { await self.handle(text) }
+            }
+            defer { enqueue.finish() }
+            try await self.receive(inbound) { text in
+                if case .dropped = enqueue.yield(text) {
+                    let opID = Incoming.clientOpID(in: text)
+                    try await self.send(ErrorMessage(code: "rate-limited", message: "the server is busy; send this operation again in a moment", clientOpID: opID))
+                }
+            }
+            enqueue.finish()
+            try await group.waitForAll()
+        }
+    }
+
+    private func receive(_ inbound: WebSocketInboundStream, _ accept: (String) async throws -> Void) async throws {
         var bucket = TokenBucket(rate: 60, burst: 120)
         var refusals = 0
         for try await message in inbound.messages(maxSize: LiveRoomSocket.maximumFrameBytes) {
@@ -182,7 +206,7 @@ final class LiveConnection: Sendable {
                 try await send(ErrorMessage(code: "rate-limited", message: "more than 60 messages a second; send this operation again later", clientOpID: opID))
                 continue
             }
-            await handle(text)
+            try await accept(text)
         }
     }
 
