@@ -127,8 +127,15 @@ public actor RoomHost {
         // one loses nothing (the next interval tries again).
         if let room = rooms[id], room.sinceSnapshot >= snapshotInterval {
             rooms[id]?.sinceSnapshot = 0
-            if let snapshot = try? encoder.encode(room.state) {
-                try? await store.saveSnapshot(roomID: id, sequence: Int64(room.state.sequence), json: String(decoding: snapshot, as: UTF8.self))
+            // Encoded and saved beside the room's work, not in its way: a large room's snapshot
+            // takes milliseconds that no submission should wait for.
+            let state = room.state, store = store
+            Task.detached(priority: .utility) {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                if let snapshot = try? encoder.encode(state) {
+                    try? await store.saveSnapshot(roomID: id, sequence: Int64(state.sequence), json: String(decoding: snapshot, as: UTF8.self))
+                }
             }
         }
         return outcome

@@ -51,7 +51,13 @@ struct RoomHostTests {
         let restarted = RoomHost(store: store, snapshotInterval: 7)
         let reloaded = try await restarted.snapshot(of: "class-1", for: teacher)
         #expect(reloaded == live && reloaded.sequence == 31)
-        #expect(try await store.latestSnapshot(roomID: "class-1")?.sequence == 28)
+        // Snapshots are saved in the background: the one at 28 arrives shortly.
+        var snapshotSequence = try await store.latestSnapshot(roomID: "class-1")?.sequence
+        for _ in 0..<50 where snapshotSequence != 28 {
+            try await Task.sleep(for: .milliseconds(50))
+            snapshotSequence = try await store.latestSnapshot(roomID: "class-1")?.sequence
+        }
+        #expect(snapshotSequence == 28)
         #expect(try await restarted.submit(ClientOperation(clientOpID: "op29", operation: Self.stroke("s29")), by: teacher, to: "class-1")
                 == .duplicate(sequence: 30))
         // A client that reconnects after sequence 25 gets 26...31, no gap and no duplicate.
