@@ -20,14 +20,11 @@ SQLite in a temporary folder, or the PostgreSQL database at --postgres (used as 
 import argparse, asyncio, json, multiprocessing as mp, os, random, re, select, shutil, signal, subprocess, sys, tempfile, threading, time
 import urllib.error, urllib.request
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-VENV_PY = os.path.join(os.path.dirname(HERE), os.environ.get("PROTEINAR_VENV", ".venv"), "bin", "python")
 try:
     import websockets  # noqa: F401
 except ImportError:
-    if os.path.exists(VENV_PY) and os.path.realpath(sys.executable) != os.path.realpath(VENV_PY):
-        os.execv(VENV_PY, [VENV_PY] + sys.argv)
-    sys.exit("websockets not importable: run scripts/setup-python.sh first")
+    from project_venv import rerun_in_venv
+    rerun_in_venv(__file__, "benchmark-rooms: websockets")
 from websockets.asyncio.client import connect as ws_connect
 
 BUCKET_MS = 0.1          # latency histogram resolution

@@ -29,14 +29,11 @@ exits 1 on a failure. Server logs are kept in the temporary folder named at the 
 import json, os, random, re, select, shutil, signal, string, subprocess, sys, tempfile, threading, time
 import urllib.error, urllib.parse, urllib.request
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-VENV_PY = os.path.join(os.path.dirname(HERE), os.environ.get("PROTEINAR_VENV", ".venv"), "bin", "python")
 try:
     import websockets  # noqa: F401
 except ImportError:
-    if os.path.exists(VENV_PY) and os.path.realpath(sys.executable) != os.path.realpath(VENV_PY):
-        os.execv(VENV_PY, [VENV_PY] + sys.argv)
-    sys.exit("websockets not importable: run scripts/setup-python.sh first")
+    from project_venv import rerun_in_venv
+    rerun_in_venv(__file__, "check-rooms: websockets")
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect as ws_connect
 
