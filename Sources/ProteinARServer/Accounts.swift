@@ -1,9 +1,9 @@
-import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdBcrypt
 import Library
+import MoleculeLibrary
 import NIOPosix
 import SketchRooms
 
@@ -47,11 +47,10 @@ struct Accounts: Sendable {
 
     func identify(_ request: Request, token queryToken: String? = nil, guestKey queryGuest: String? = nil) async throws -> Identity {
         var identity = Identity()
-        if let auth = request.headers[.authorization], auth.lowercased().hasPrefix("bearer ") {
-            let token = String(auth.dropFirst(7)).trimmingCharacters(in: .whitespaces)
-            guard let found = try await session(token) else { throw APIError(.unauthorized, "the bearer token is not valid (signed out or expired)") }
-            identity.session = found.0; identity.account = found.1
-        } else if let token = queryToken {
+        let header = request.headers[.authorization].flatMap { auth in
+            auth.lowercased().hasPrefix("bearer ") ? String(auth.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
+        }
+        if let token = header ?? queryToken {
             guard let found = try await session(token) else { throw APIError(.unauthorized, "the token is not valid (signed out or expired)") }
             identity.session = found.0; identity.account = found.1
         } else if let cookie = request.cookies[Self.cookieName], let found = try await session(cookie.value) {
@@ -88,7 +87,7 @@ struct Accounts: Sendable {
     }
 
     static func guestID(_ key: String) throws -> String {
-        guard (16...64).contains(key.utf8.count), key.utf8.allSatisfy({ RoomIDs.isIDByte($0) }) else {
+        guard (16...64).contains(key.utf8.count), key.utf8.allSatisfy(RoomState.isIDByte) else {
             throw APIError(.badRequest, "guest key: 16 to 64 letters, digits, '-' or '_'")
         }
         return "g" + hash("guest\u{0}" + key).prefix(16)
@@ -107,7 +106,7 @@ struct Accounts: Sendable {
         let body = try await Self.decode(Credentials.self, from: request, example: #"{"email": "…", "password": "…", "name": "…"}"#)
         let email = try Self.validEmail(body.email)
         guard (8...128).contains(body.password.count) else { throw APIError(.badRequest, "password: 8 to 128 characters") }
-        let name = try Self.validName(body.name ?? String(email.prefix { $0 != "@" }))
+        let name = try Self.oneLine(body.name ?? String(email.prefix { $0 != "@" }), field: "name", maximum: 80)
         let kind = try Self.kind(body.kind)
         let password = body.password
         let hash = try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: Self.bcryptCost) }
@@ -153,18 +152,16 @@ struct Accounts: Sendable {
 
     func profile(_ request: Request) async throws -> Response {
         let (account, _) = try await requireAccount(request, change: false)
-        let rooms = try await RoomSummaries.all(store: store)
-            .filter { $0.settings.ownerID == account.id || $0.settings.members.contains(account.id) }
-        let names = await RoomSummaries.ownerNames(rooms.map(\.settings), store: store)
-        let actor = Actor(id: account.id)
-        return try Responses.encoded(ProfileJSON(account: AccountJSON(account),
-                                                 rooms: rooms.reversed().map { RoomJSON($0.settings, for: actor, names: names, createdAt: $0.createdAt) }))
+        let rooms = try await RoomSummaries.list(store: store, for: Actor(id: account.id)) {
+            $0.ownerID == account.id || $0.members.contains(account.id)
+        }
+        return try Responses.encoded(ProfileJSON(account: AccountJSON(account), rooms: rooms))
     }
 
     func rename(_ request: Request) async throws -> Response {
         let (account, _) = try await requireAccount(request, change: true)
         struct Rename: Decodable { var name: String }
-        let name = try Self.validName(try await Self.decode(Rename.self, from: request, example: #"{"name": "…"}"#).name)
+        let name = try Self.oneLine(try await Self.decode(Rename.self, from: request, example: #"{"name": "…"}"#).name, field: "name", maximum: 80)
         try await store.renameAccount(id: account.id, name: name)
         var renamed = account
         renamed.name = name
@@ -206,10 +203,13 @@ struct Accounts: Sendable {
         return email
     }
 
-    static func validName(_ raw: String) throws -> String {
-        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...80).contains(name.count), !name.contains(where: \.isNewline) else { throw APIError(.badRequest, "name: 1 to 80 characters on one line") }
-        return name
+    /// A name (of a person, a room): trimmed, 1 to `maximum` characters on one line.
+    static func oneLine(_ raw: String, field: String, maximum: Int) throws -> String {
+        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...maximum).contains(text.count), !text.contains(where: \.isNewline) else {
+            throw APIError(.badRequest, "\(field): 1 to \(maximum) characters on one line")
+        }
+        return text
     }
 
     static func kind(_ raw: String?) throws -> String {
@@ -219,7 +219,7 @@ struct Accounts: Sendable {
     }
 
     static func hash(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hashing.sha256Hex(Array(text.utf8))
     }
 
     /// Compares in time independent of where the strings differ.
@@ -269,14 +269,10 @@ actor SignInThrottle {
     }
 }
 
-/// Random ids and tokens, and the characters room ids may hold.
+/// Random ids and tokens, in hex.
 enum RoomIDs {
     static func random(bytes: Int = 8) -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-    }
-
-    static func isIDByte(_ b: UInt8) -> Bool {
-        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F
     }
 }

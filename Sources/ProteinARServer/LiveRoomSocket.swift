@@ -51,7 +51,8 @@ struct LiveRoomSocket: Sendable {
         let identity = try await accounts.identify(request, token: query.get("token"), guestKey: query.get("guest"))
         if identity.viaCookie, let origin = request.headers[.origin] {
             // Another site's page could open a socket with our cookie: only our own pages may.
-            let originHost = URL(string: origin)?.host.map { h in URL(string: origin)?.port.map { "\(h):\($0)" } ?? h }
+            let url = URL(string: origin)
+            let originHost = url?.host.map { host in url?.port.map { "\(host):\($0)" } ?? host }
             guard let originHost, originHost == request.head.authority else {
                 throw APIError(.forbidden, "the page's origin \(origin.prefix(80)) is not this server")
             }
@@ -82,12 +83,12 @@ final class LiveConnection: Sendable {
 
     func run(inbound: WebSocketInboundStream, after requested: UInt64?) async {
         do {
-            let (snapshot, backlog, updates) = try await host.subscribe(to: roomID, for: actor, after: requested)
+            let subscription = try await host.subscribe(to: roomID, for: actor, after: requested)
+            let snapshot = subscription.snapshot, settings = subscription.settings
             // Resume from the log only for a short gap the room has reached; otherwise (a client from
             // the future, or one far behind) a snapshot is both correct and cheaper.
             var after = requested
             if let a = after, a > snapshot.sequence || snapshot.sequence - a > LiveRoomSocket.longestResume { after = nil }
-            let settings = try await host.settings(of: roomID)
             let role = settings.role(of: actor)
             let you = Welcome.You(id: identity.actor.map { $0.isGuest ? "guest:\($0.id)" : $0.id }, name: identity.displayName,
                                   role: role?.rawValue, mayDraw: identity.actor != nil && settings.mayDraw(actor))
@@ -97,7 +98,7 @@ final class LiveConnection: Sendable {
                                    sequence: snapshot.sequence, snapshot: after == nil ? RoomStateJSON(snapshot) : nil))
             var last = after ?? snapshot.sequence
             if after != nil {
-                for op in backlog where op.sequence == last + 1 {
+                for op in subscription.backlog where op.sequence == last + 1 {
                     try await send(OpMessage(op)); last = op.sequence
                 }
             }
@@ -107,7 +108,7 @@ final class LiveConnection: Sendable {
             // ends the connection: no half-open socket that takes operations but shows none.
             try await withThrowingTaskGroup(of: Void.self) { group in
                 let sentUpTo = last
-                group.addTask { try await self.forward(updates, after: sentUpTo) }
+                group.addTask { try await self.forward(subscription.updates, after: sentUpTo) }
                 group.addTask { for await list in peers { try await self.outbound.write(.text(list)) } }
                 group.addTask { try await self.read(inbound) }
                 defer { group.cancelAll() }
@@ -134,7 +135,7 @@ final class LiveConnection: Sendable {
             // frame carries several operations; a quiet room sends at once.
             if ContinuousClock.now - lastWrite < .milliseconds(20) {
                 try? await Task.sleep(for: .milliseconds(LiveRoomSocket.gatherMilliseconds))
-                if let more = await updates.nextBatchIfAny() { batch += more }
+                if let more = updates.nextBatchIfAny() { batch += more }
             }
             var parts: [String] = []
             for update in batch where update.sequence > last {
@@ -202,8 +203,8 @@ final class LiveConnection: Sendable {
             guard bucket.take() else {
                 refusals += 1
                 if refusals > 1_000 { try await outbound.close(.policyViolation, reason: "too many messages"); return }
-                let opID = (try? JSONDecoder().decode(Incoming.self, from: Data(text.utf8)))?.clientOpID
-                try await send(ErrorMessage(code: "rate-limited", message: "more than 60 messages a second; send this operation again later", clientOpID: opID))
+                try await send(ErrorMessage(code: "rate-limited", message: "more than 60 messages a second; send this operation again later",
+                                            clientOpID: Incoming.clientOpID(in: text)))
                 continue
             }
             try await accept(text)
@@ -313,7 +314,7 @@ struct TokenBucket {
         let now = ContinuousClock.now
         let elapsed = now - last
         last = now
-        tokens = min(burst, tokens + rate * (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18))
+        tokens = min(burst, tokens + rate * (elapsed / .seconds(1)))
         guard tokens >= 1 else { return false }
         tokens -= 1
         return true

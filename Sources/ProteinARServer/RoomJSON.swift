@@ -90,11 +90,14 @@ struct RoomStateJSON: Codable, Sendable {
 
 /// Rooms read from the store with their settings.
 enum RoomSummaries {
-    static func all(store: any LibraryStore) async throws -> [(settings: RoomSettings, createdAt: Date)] {
+    /// The stored rooms that `keep` accepts, newest first, as `actor` sees them.
+    static func list(store: any LibraryStore, for actor: Actor?, where keep: (RoomSettings) -> Bool) async throws -> [RoomJSON] {
         let decoder = JSONDecoder()
-        return try await store.rooms().compactMap { stored in
+        let rooms = try await store.rooms().compactMap { stored in
             (try? decoder.decode(RoomSettings.self, from: Data(stored.settingsJSON.utf8))).map { ($0, stored.createdAt) }
-        }
+        }.filter { keep($0.0) }
+        let names = await ownerNames(rooms.map(\.0), store: store)
+        return rooms.reversed().map { RoomJSON($0.0, for: actor, names: names, createdAt: $0.1) }
     }
 
     /// Names of the rooms' owners, one lookup per owner.

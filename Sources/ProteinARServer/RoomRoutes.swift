@@ -31,10 +31,9 @@ struct RoomRoutes: Sendable {
 
     func list(_ request: Request) async throws -> Response {
         let actor = try await accounts.identify(request).actor
-        let visible = try await RoomSummaries.all(store: service.store).filter { $0.settings.mayRead(actor ?? Self.anonymous) }
-        let names = await RoomSummaries.ownerNames(visible.map(\.settings), store: service.store)
+        let rooms = try await RoomSummaries.list(store: service.store, for: actor) { $0.mayRead(actor ?? Self.anonymous) }
         struct List: Encodable { var rooms: [RoomJSON] }
-        return try Responses.encoded(List(rooms: visible.reversed().map { RoomJSON($0.settings, for: actor, names: names, createdAt: $0.createdAt) }))
+        return try Responses.encoded(List(rooms: rooms))
     }
 
     struct NewRoom: Decodable {
@@ -49,7 +48,7 @@ struct RoomRoutes: Sendable {
     func create(_ request: Request) async throws -> Response {
         let (account, _) = try await accounts.requireAccount(request, change: true)
         let body = try await Accounts.decode(NewRoom.self, from: request, example: #"{"name": "…", "isPublic": true}"#)
-        let name = try Self.roomName(body.name)
+        let name = try Accounts.oneLine(body.name, field: "name", maximum: 100)
         if let location = body.location { try Self.check(location) }
         var placement: MoleculePlacement?
         if let id = body.moleculeID {
@@ -93,7 +92,7 @@ struct RoomRoutes: Sendable {
         let id = try context.parameters.require("room")
         let account = try await owner(of: id, request)
         let body = try await Accounts.decode(Change.self, from: request, example: #"{"guestsMayDraw": true}"#)
-        let name = try body.name.map(Self.roomName)
+        let name = try body.name.map { try Accounts.oneLine($0, field: "name", maximum: 100) }
         if let location = body.location { try Self.check(location) }
         let settings = try await call {
             try await host.modifySettings(of: id) { settings in
@@ -184,14 +183,8 @@ struct RoomRoutes: Sendable {
         return try Responses.encoded(RoomJSON(settings, for: Actor(id: account.id), names: [account.id: account.name], createdAt: created))
     }
 
-    static func roomName(_ raw: String) throws -> String {
-        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...100).contains(name.count), !name.contains(where: \.isNewline) else { throw APIError(.badRequest, "name: 1 to 100 characters on one line") }
-        return name
-    }
-
     static func check(_ location: GeoLocation) throws {
-        guard (-90...90).contains(location.latitude), (-180...180).contains(location.longitude) else {
+        guard location.isValid else {
             throw APIError(.badRequest, "location: latitude −90…90 and longitude −180…180")
         }
     }
@@ -200,13 +193,13 @@ struct RoomRoutes: Sendable {
 /// What the sender of an operation is told once it is stored.
 struct Ack: Encodable {
     var type = "ack"
-    var clientOpID: String?
+    var clientOpID: String
     var sequence: UInt64
     var duplicate: Bool
-    init(_ outcome: RoomState.Outcome, clientOpID: String? = nil) {
+    init(_ outcome: RoomState.Outcome, clientOpID: String) {
         self.clientOpID = clientOpID
         switch outcome {
-        case .accepted(let logged): sequence = logged.sequence; duplicate = false; self.clientOpID = clientOpID ?? logged.clientOpID
+        case .accepted(let logged): sequence = logged.sequence; duplicate = false
         case .duplicate(let seq): sequence = seq; duplicate = true
         }
     }

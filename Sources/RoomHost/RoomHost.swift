@@ -26,11 +26,13 @@ public actor RoomHost {
     /// numbers are handed out in the order operations are stored.
     private var busy: Set<String> = []
     private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
-    private let encoder: JSONEncoder = {
+    private let encoder = RoomHost.makeEncoder()
+    /// How rooms, operations and snapshots are written: sorted keys, so equal values are equal text.
+    private static func makeEncoder() -> JSONEncoder {
         let e = JSONEncoder()
         e.outputFormatting = [.sortedKeys]
         return e
-    }()
+    }
     private let decoder = JSONDecoder()
 
     public init(store: any LibraryStore, snapshotInterval: Int = 500) {
@@ -51,9 +53,7 @@ public actor RoomHost {
 
     /// The room's settings as stored now (another server may have changed them).
     public func settings(of id: String) async throws -> RoomSettings {
-        _ = try await load(id)
-        try await refreshSettings(id)
-        return try await load(id).settings
+        try await loadWithStoredSettings(id).settings
     }
 
     /// The room's content for someone who may read it: what a late joiner starts from.
@@ -131,9 +131,7 @@ public actor RoomHost {
             // takes milliseconds that no submission should wait for.
             let state = room.state, store = store
             Task.detached(priority: .utility) {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
-                if let snapshot = try? encoder.encode(state) {
+                if let snapshot = try? Self.makeEncoder().encode(state) {
                     try? await store.saveSnapshot(roomID: id, sequence: Int64(state.sequence), json: String(decoding: snapshot, as: UTF8.self))
                 }
             }
@@ -150,14 +148,10 @@ public actor RoomHost {
     /// until the stream is dropped. With `after` (at most the state's sequence), also the stored
     /// operations after it (`backlog`): a client that reconnects gets no gap and no duplicate.
     /// Taken under the room's lock, so no operation falls between the state and the stream.
-    public func subscribe(to id: String, for actor: Actor, after: UInt64? = nil) async throws
-        -> (snapshot: RoomState, backlog: [LoggedOperation], updates: RoomMailbox)
-    {
+    public func subscribe(to id: String, for actor: Actor, after: UInt64? = nil) async throws -> RoomSubscription {
         await acquire(id)
         defer { release(id) }
-        _ = try await load(id)
-        try await refreshSettings(id)  // members or rights may have changed on another server
-        let settings = try await load(id).settings
+        let settings = try await loadWithStoredSettings(id).settings
         guard settings.mayRead(actor) else { throw RoomError(.forbidden, "you are not a member of room \(id)") }
         let upTo = try await load(id).state.sequence
         var backlog: [LoggedOperation] = []
@@ -169,7 +163,7 @@ public actor RoomHost {
         let mailbox = RoomMailbox { [weak self] in Task { await self?.unsubscribe(key, from: id) } }
         room.subscribers[key] = Subscriber(actor: actor, channel: mailbox)
         rooms[id] = room
-        return (room.state, backlog, mailbox)
+        return RoomSubscription(snapshot: room.state, settings: settings, backlog: backlog, updates: mailbox)
     }
 
     /// Changes a room's settings (who may do what, its name, its place) from what is stored now,
@@ -178,9 +172,7 @@ public actor RoomHost {
     public func modifySettings(of id: String, _ change: @Sendable (inout RoomSettings) throws -> Void) async throws -> RoomSettings {
         await acquire(id)
         defer { release(id) }
-        _ = try await load(id)
-        try await refreshSettings(id)
-        var settings = try await load(id).settings
+        var settings = try await loadWithStoredSettings(id).settings
         try change(&settings)
         try await store.saveRoom(id: id, settingsJSON: String(decoding: try encoder.encode(settings), as: UTF8.self))
         rooms[id]?.settings = settings
@@ -191,9 +183,14 @@ public actor RoomHost {
         return settings
     }
 
-    private func refreshSettings(_ id: String) async throws {
-        guard let stored = try await store.room(id: id) else { return }
-        rooms[id]?.settings = try decoder.decode(RoomSettings.self, from: Data(stored.settingsJSON.utf8))
+    /// The room, with its settings read again from the store: members or rights may have changed
+    /// on another server.
+    private func loadWithStoredSettings(_ id: String) async throws -> Loaded {
+        _ = try await load(id)
+        if let stored = try await store.room(id: id) {
+            rooms[id]?.settings = try decoder.decode(RoomSettings.self, from: Data(stored.settingsJSON.utf8))
+        }
+        return try await load(id)
     }
 
     // MARK: Other servers
@@ -288,4 +285,13 @@ public struct RoomUpdate: Sendable {
     public let operation: LoggedOperation
     public let storedJSON: String?
     public var sequence: UInt64 { operation.sequence }
+}
+
+/// A live view of a room: its state and settings when the view began, the stored operations a
+/// resuming client missed, and the mailbox of operations accepted from then on.
+public struct RoomSubscription: Sendable {
+    public let snapshot: RoomState
+    public let settings: RoomSettings
+    public let backlog: [LoggedOperation]
+    public let updates: RoomMailbox
 }

@@ -24,7 +24,7 @@ public struct GeoLocation: Sendable, Equatable, Codable {
     public var longitude: Double
     public init(latitude: Double, longitude: Double) { self.latitude = latitude; self.longitude = longitude }
 
-    var isValid: Bool { (-90...90).contains(latitude) && (-180...180).contains(longitude) }
+    public var isValid: Bool { (-90...90).contains(latitude) && (-180...180).contains(longitude) }
 }
 
 /// The molecule a room draws around: a library id, its style, and where it stands (a column-major

@@ -191,7 +191,8 @@ public struct RoomState: Sendable, Equatable, Codable {
         }
     }
 
-    static func isIDByte(_ b: UInt8) -> Bool {
+    /// Letters, digits, '-' and '_': what ids (and guest keys) are made of.
+    public static func isIDByte(_ b: UInt8) -> Bool {
         (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F
     }
 

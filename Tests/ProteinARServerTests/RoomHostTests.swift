@@ -22,7 +22,8 @@ struct RoomHostTests {
         try await store.migrate()
         let host = RoomHost(store: store, snapshotInterval: 7)
         _ = try await host.create(RoomSettings(id: "class-1", name: "1AKE", ownerID: "teacher", members: ["student"]))
-        let (initial, _, updates) = try await host.subscribe(to: "class-1", for: student)
+        let subscription = try await host.subscribe(to: "class-1", for: student)
+        let initial = subscription.snapshot, updates = subscription.updates
         #expect(initial.sequence == 0)
 
         var acknowledged: [UInt64] = []
@@ -96,7 +97,8 @@ struct RoomHostTests {
         let host = RoomHost(store: store)
         _ = try await host.create(RoomSettings(id: "resume", name: "r", ownerID: "teacher"))
         for i in 0..<6 { _ = try await host.submit(ClientOperation(clientOpID: "c\(i)", operation: Self.stroke("s\(i)")), by: teacher, to: "resume") }
-        let (state, backlog, updates) = try await host.subscribe(to: "resume", for: teacher, after: 2)
+        let subscription = try await host.subscribe(to: "resume", for: teacher, after: 2)
+        let state = subscription.snapshot, backlog = subscription.backlog, updates = subscription.updates
         #expect(state.sequence == 6 && backlog.map(\.sequence) == [3, 4, 5, 6])
         _ = try await host.submit(ClientOperation(clientOpID: "c6", operation: Self.stroke("s6")), by: teacher, to: "resume")
         for await op in updates { #expect(op.sequence == 7); break }
@@ -114,7 +116,7 @@ struct RoomHostTests {
         let watchA = Task { await a.watchOtherServers() }
         defer { watch.cancel(); watchA.cancel() }
         _ = try await a.create(RoomSettings(id: "shared", name: "s", ownerID: "teacher", members: ["student"]))
-        let (_, _, onB) = try await b.subscribe(to: "shared", for: student)
+        let onB = try await b.subscribe(to: "shared", for: student).updates
         try await Task.sleep(for: .milliseconds(300))  // LISTEN is in place
         for i in 0..<5 { _ = try await a.submit(ClientOperation(clientOpID: "a\(i)", operation: Self.stroke("a\(i)")), by: teacher, to: "shared") }
         // B is behind: its own submission takes the next free number after catching up.
