@@ -13,6 +13,9 @@ let package = Package(
         .library(name: "ProteinDesign", targets: ["ProteinDesign"]),
         .library(name: "SketchRooms", targets: ["SketchRooms"]),
         .library(name: "RoomHost", targets: ["RoomHost"]),
+        .library(name: "RoomModels", targets: ["RoomModels"]),
+        .library(name: "Geometry", targets: ["Geometry"]),
+        .library(name: "TextOutput", targets: ["TextOutput"]),
         .executable(name: "proteinar", targets: ["proteinar"]),
     ],
     dependencies: [
@@ -29,27 +32,45 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
+        // Vector arithmetic every module shares: standard library only.
+        .target(name: "Geometry"),
+        // The one text buffer with number formatting that every text writer uses: standard library only.
+        .target(name: "TextOutput"),
+        // The structure model, readers and writers, bonds, secondary structure, assemblies, selections.
         .target(
             name: "Molecule",
-            dependencies: [.product(name: "CompressNIO", package: "compress-nio")],
+            dependencies: [
+                "Geometry", "TextOutput",
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             resources: [.copy("Resources/ccd-bonds.tsv")]
         ),
-        // Writers of any triangle scene (molecules, drawings): standard library only.
-        .target(name: "SceneExport"),
-        // Molecules as triangle meshes: representations, colour schemes, selections, level of detail.
-        .target(name: "MoleculeMesh", dependencies: ["Molecule", "SceneExport"]),
+        // Writers of any triangle scene (molecules, drawings) and the formats they write: standard library only.
+        .target(name: "SceneExport", dependencies: ["Geometry", "TextOutput"]),
+        // Molecules as triangle meshes: representations, colour schemes, level of detail.
+        .target(name: "MoleculeMesh", dependencies: ["Geometry", "Molecule", "SceneExport"]),
         // The builder: helix, strand and coil pieces into a polypeptide with ideal geometry, and a verdict.
-        .target(name: "ProteinDesign", dependencies: ["Molecule"]),
+        .target(name: "ProteinDesign", dependencies: ["Geometry", "Molecule"]),
         // Shared sketch rooms: rooms, permissions and the operation log, with no I/O.
         .target(name: "SketchRooms"),
-        // Rooms hosted on a library store: durable before acknowledged, live to subscribers.
+        // Rooms hosted on a room-log store: durable before acknowledged, live to subscribers.
         .target(name: "RoomHost", dependencies: ["SketchRooms", "Library"]),
         // CPU rendering of triangle scenes to PNG pictures (previews, thumbnails).
-        .target(name: "SceneRender", dependencies: ["SceneExport", .product(name: "CompressNIO", package: "compress-nio")]),
-        // Persistence: the library's molecules, original files and cached models, in SQLite or PostgreSQL.
+        .target(
+            name: "SceneRender",
+            dependencies: [
+                "Geometry", "SceneExport",
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // Persistence: the library's molecules, original files and cached models, accounts and room
+        // logs, in SQLite or PostgreSQL.
         .target(
             name: "Library",
             dependencies: [
@@ -59,61 +80,90 @@ let package = Package(
             ]
         ),
         // Clients of the RCSB PDB and AlphaFold DB.
-        .target(name: "PDBArchive", dependencies: [.product(name: "AsyncHTTPClient", package: "async-http-client")]),
-        // What the server and the command line do with a library: import, fetch, convert with a cache.
+        .target(
+            name: "PDBArchive",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        // What the server and the command line do with a library: import, fetch, the model-options
+        // codec, models and thumbnails with a cache, designs.
         .target(
             name: "MoleculeLibrary",
             dependencies: [
-                "Molecule", "MoleculeMesh", "SceneExport", "SceneRender", "Library", "PDBArchive", "ProteinDesign", "SketchRooms",
+                "Molecule", "MoleculeMesh", "SceneExport", "SceneRender", "Library", "PDBArchive", "ProteinDesign",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             resources: [.copy("Starter")]
         ),
-        // HTTP: routes, static web files, metrics.
+        // Rooms as AR models: strokes as tubes, the room's molecule at its placement.
+        .target(
+            name: "RoomModels",
+            dependencies: [
+                "Geometry", "Library", "MoleculeLibrary", "MoleculeMesh", "SceneExport", "SketchRooms",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // HTTP: routes, accounts, the live room socket, static web files, metrics.
         .target(
             name: "ProteinARServer",
             dependencies: [
-                "MoleculeLibrary", "Library", "PDBArchive", "MoleculeMesh", "SceneExport", "ProteinDesign", "SketchRooms", "RoomHost",
+                "Library", "Molecule", "MoleculeLibrary", "MoleculeMesh", "PDBArchive", "ProteinDesign", "RoomHost", "RoomModels",
+                "SceneExport", "SketchRooms",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("Public"), .copy("openapi.yaml")]
         ),
         .executableTarget(
             name: "proteinar",
             dependencies: [
-                "Molecule", "MoleculeMesh", "SceneExport", "SceneRender", "Library", "PDBArchive", "MoleculeLibrary",
-                "ProteinARServer", "ProteinDesign",
+                "Library", "Molecule", "MoleculeLibrary", "MoleculeMesh", "PDBArchive", "ProteinARServer", "ProteinDesign",
+                "SceneExport", "SceneRender",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Mesh checks the mesh and room-model tests share (a support target, not a test target).
+        .target(name: "MeshChecks", dependencies: ["Geometry", "SceneExport"], path: "Tests/MeshChecks"),
         .testTarget(name: "MoleculeTests", dependencies: ["Molecule"], exclude: ["Fixtures"]),
         .testTarget(name: "SceneExportTests", dependencies: ["SceneExport"]),
-        .testTarget(name: "MoleculeMeshTests", dependencies: ["MoleculeMesh"]),
+        .testTarget(name: "MoleculeMeshTests", dependencies: ["Geometry", "MeshChecks", "Molecule", "MoleculeMesh", "SceneExport"]),
+        .testTarget(name: "RoomModelsTests", dependencies: ["Geometry", "MeshChecks", "RoomModels", "SceneExport"]),
         .testTarget(name: "ProteinDesignTests", dependencies: ["ProteinDesign", "Molecule"]),
         .testTarget(name: "SketchRoomsTests", dependencies: ["SketchRooms"]),
         .testTarget(
             name: "ProteinARServerTests",
             dependencies: [
-                "ProteinARServer", "MoleculeLibrary", "Library", "PDBArchive", "RoomHost", "SketchRooms",
-                .product(name: "Hummingbird", package: "hummingbird"),
+                "Library", "MoleculeLibrary", "PDBArchive", "ProteinARServer", "RoomHost", "RoomModels", "SceneExport", "SketchRooms",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .testTarget(
             name: "SceneRenderTests",
-            dependencies: ["SceneRender", "SceneExport", .product(name: "CompressNIO", package: "compress-nio")]
+            dependencies: [
+                "SceneRender", "SceneExport",
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

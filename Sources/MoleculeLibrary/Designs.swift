@@ -17,23 +17,26 @@ extension LibraryService {
     /// The design as a model file: a cartoon coloured by secondary structure unless `request` says
     /// otherwise, so helices, strands and coils show as the pieces they were built from.
     public func model(of design: Design, request: ModelRequest) async throws -> [UInt8] {
-        try await limiter.run { try Self.encode(design, as: request.format, options: request.options) }
+        try await limiter.run { try Self.encode(design, as: request) }
     }
 
-    /// A design in a model format; the server and `proteinar build` both write designs this way.
-    public static func encode(_ design: Design, as format: ModelFormat, options: MoleculeSceneOptions = MoleculeSceneOptions()) throws -> [UInt8] {
-        var options = options
+    /// A design as a model; the server and `proteinar build` both make designs' models this way.
+    public static func encode(_ design: Design, as request: ModelRequest) throws -> [UInt8] {
+        var options = request.options
         if options.representation == .auto { options.representation = .cartoon }
         if options.colorScheme == nil { options.colorScheme = .secondaryStructure }
         let (scene, _) = try MoleculeSceneBuilder.build(design.structure, options: options)
-        return format.encode(scene, mtlFileName: "design.mtl")
+        return encode(scene, as: request.output, mtlFileName: "design.mtl")
     }
+
+    /// The recipe that fixes a design (its pieces, sequence and seed): what its models are made
+    /// from, for their cache keys, and the source of its library id.
+    public static func recipe(_ spec: DesignSpec) -> String { "\(spec.piecesText)|\(String(spec.sequence))|\(spec.seed)" }
 
     /// Stores the design as a molecule (id `design-` and a hash of its pieces, sequence and seed),
     /// or returns the one stored before.
     public func save(_ design: Design) async throws -> MoleculeRecord {
-        let key = "\(design.spec.piecesText)|\(String(design.spec.sequence))|\(design.spec.seed)"
-        let id = "design-" + Hashing.sha256Hex(Array(key.utf8)).prefix(12)
+        let id = "design-" + Hashing.sha256Hex(Array(Self.recipe(design.spec).utf8)).prefix(12)
         if let existing = try await store.molecule(id: id) { return existing }
         let status = design.verdict.isValid ? "holds together" : "does not hold together"
         return try await add(bytes: StructureWriter.pdb(design.structure), fileName: "\(id).pdb", id: id, source: "design",

@@ -52,12 +52,15 @@ public final class LibraryService: Sendable {
     public let archive: ArchiveClient
     public let limiter: WorkLimiter
     public let maxUploadBytes: Int
+    /// The most recently served models, ready to send, in front of the store's cache.
+    public let hot: HotModelCache
     private let fetches = SharedWork<MoleculeRecord>()
     private let conversions = SharedWork<CachedModel>()
 
     public init(store: any LibraryStore, archive: ArchiveClient, limiter: WorkLimiter = WorkLimiter(),
-                maxUploadBytes: Int = 64 << 20) {
+                maxUploadBytes: Int = 64 << 20, hotCacheBytes: Int = 128 << 20) {
         self.store = store; self.archive = archive; self.limiter = limiter; self.maxUploadBytes = maxUploadBytes
+        self.hot = HotModelCache(limitBytes: hotCacheBytes)
     }
 
     // MARK: Adding molecules
@@ -165,6 +168,18 @@ public final class LibraryService: Sendable {
         return record
     }
 
+    /// The record, or nil when the library has no molecule `id`.
+    public func record(id: String) async throws -> MoleculeRecord? { try await store.molecule(id: id) }
+
+    /// A page of the library.
+    public func molecules(_ query: MoleculeQuery) async throws -> MoleculePage { try await store.molecules(query) }
+
+    /// Notes that `id` was looked at (the library sorts by it).
+    public func touch(id: String) async throws { try await store.touch(id: id) }
+
+    /// How many molecules the library holds.
+    public func count() async throws -> Int { try await store.count() }
+
     /// The original file, uncompressed, and its record.
     public func originalFile(id: String) async throws -> (MoleculeRecord, [UInt8]) {
         let record = try await molecule(id: id)
@@ -177,6 +192,14 @@ public final class LibraryService: Sendable {
     /// share one conversion.
     public func model(id: String, request: ModelRequest, progress: ProgressHandler? = nil) async throws -> CachedModel {
         try await model(of: try await molecule(id: id), request: request, progress: progress)
+    }
+
+    /// The model as a buffer ready to send: from memory when it was served lately, else from the
+    /// store's cache or made, then kept in memory.
+    public func servedModel(id: String, request: ModelRequest) async throws -> HotModelCache.Entry {
+        let record = try await molecule(id: id)
+        if let entry = hot.get(request.cacheKey(fileHash: record.fileHash)) { return entry }
+        return hot.put(try await model(of: record, request: request))
     }
 
     /// The model of a record the caller has already read.
@@ -192,31 +215,7 @@ public final class LibraryService: Sendable {
                 progress?(WorkProgress(stage: "mesh", message: "building \(request.options.representation.rawValue) for \(id)"))
                 let bytes = try await WorkLimiter.offload { try Self.convert(plain, fileName: id, request: request) }
                 progress?(WorkProgress(stage: "write", message: "wrote \(bytes.count) bytes", fraction: 1))
-                let model = CachedModel(key: key, moleculeID: id, mediaType: request.format.mediaType, bytes: bytes)
-                try await store.cacheModel(model)
-                return model
-            }
-        }
-    }
-
-    /// A PNG picture `size` pixels square (cached like models).
-    public func thumbnail(id: String, size: Int = 256, style: Representation = .auto) async throws -> CachedModel {
-        guard (16...2048).contains(size) else { throw LibraryError.badRequest("size \(size): expected 16 to 2048 pixels") }
-        let record = try await molecule(id: id)
-        let key = Hashing.sha256Hex(Array("\(Self.engineVersion)|\(record.fileHash)|png|\(size)|\(style.rawValue)".utf8))
-        if let cached = try await store.cachedModel(key: key) { return cached }
-        return try await conversions.run(key) { [self] in
-            try await limiter.withSlot { [self] in
-                let (_, plain) = try await originalFile(id: id)
-                let png = try await WorkLimiter.offload { () throws -> [UInt8] in
-                    let structure = try StructureReader.read(bytes: plain, fileName: id)
-                    var options = MoleculeSceneOptions()
-                    options.representation = style
-                    options.maxTriangles = 150_000
-                    let (scene, _) = try MoleculeSceneBuilder.build(structure, options: options)
-                    return SoftwareRenderer.render(scene, width: size, height: size).pngData()
-                }
-                let model = CachedModel(key: key, moleculeID: id, mediaType: "image/png", bytes: png)
+                let model = CachedModel(key: key, moleculeID: id, mediaType: request.output.mediaType, bytes: bytes)
                 try await store.cacheModel(model)
                 return model
             }
@@ -238,13 +237,25 @@ public final class LibraryService: Sendable {
     }
 
     static func convert(_ plain: [UInt8], fileName: String, request: ModelRequest) throws -> [UInt8] {
+        encode(try scene(plain, fileName: fileName, options: request.options).0, as: request.output)
+    }
+
+    /// The scene as the file or picture `output` names (an OBJ refers to its materials as `mtlFileName`).
+    public static func encode(_ scene: TriangleScene, as output: ModelRequest.Output, mtlFileName: String = "model.mtl") -> [UInt8] {
+        switch output {
+        case .file(let format): return format.encode(scene, mtlFileName: mtlFileName)
+        case .picture(let pixels): return SoftwareRenderer.render(scene, width: pixels, height: pixels).pngData()
+        }
+    }
+
+    /// File bytes → structure → scene: the one way the library turns a file into something to draw.
+    /// A file that cannot be read is `unreadable`; options that cannot draw it are a `badRequest`.
+    public static func scene(_ plain: [UInt8], fileName: String, options: MoleculeSceneOptions) throws -> (TriangleScene, MoleculeSceneReport) {
         let structure: Structure
         do { structure = try StructureReader.read(bytes: plain, fileName: fileName) } catch { throw LibraryError.unreadable("\(error)") }
-        let scene: TriangleScene
-        do { scene = try MoleculeSceneBuilder.build(structure, options: request.options).0 } catch let e as MeshOptionError {
+        do { return try MoleculeSceneBuilder.build(structure, options: options) } catch let e as MeshOptionError {
             throw LibraryError.badRequest(e.description)
         }
-        return request.format.encode(scene)
     }
 
     /// `bytes` inflated when gzip, at most `limit` bytes: a small upload must not become gigabytes.

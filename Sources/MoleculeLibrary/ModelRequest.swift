@@ -1,37 +1,6 @@
-import Crypto
-import Foundation
+import Molecule
 import MoleculeMesh
 import SceneExport
-
-/// The file formats a model can be asked for, with their media types.
-public enum ModelFormat: String, CaseIterable, Sendable {
-    case glb, usdz, obj, mtl, stl, dae, ply
-
-    public var mediaType: String {
-        switch self {
-        case .glb: return "model/gltf-binary"
-        case .usdz: return "model/vnd.usdz+zip"
-        case .obj: return "model/obj"
-        case .mtl: return "model/mtl"
-        case .stl: return "model/stl"
-        case .dae: return "model/vnd.collada+xml"
-        case .ply: return "application/x-ply"
-        }
-    }
-
-    /// The scene in this format. OBJ refers to its materials as `mtlFileName`, which `.mtl` writes.
-    public func encode(_ scene: TriangleScene, mtlFileName: String = "model.mtl") -> [UInt8] {
-        switch self {
-        case .glb: return GLBWriter.write(scene)
-        case .usdz: return USDZWriter.write(scene)
-        case .obj: return OBJWriter.write(scene, mtlFileName: mtlFileName).obj
-        case .mtl: return OBJWriter.write(scene, mtlFileName: mtlFileName).mtl
-        case .stl: return STLWriter.write(scene)
-        case .dae: return DAEWriter.write(scene)
-        case .ply: return PLYWriter.write(scene)
-        }
-    }
-}
 
 /// Something a person asked for that cannot be done as asked; the message says what is accepted.
 public struct RequestError: Error, CustomStringConvertible, Sendable {
@@ -39,21 +8,92 @@ public struct RequestError: Error, CustomStringConvertible, Sendable {
     public init(_ description: String) { self.description = description }
 }
 
-/// A model as asked for: format and the convert options, checked, with a canonical text that keys
-/// the cache (so `?style=cartoon&color=chain` and `?color=chain&style=cartoon` share one entry).
+/// A model as asked for: what to make (a file in a scene format, or a picture) and the options
+/// that say what to draw, checked, with a canonical text that keys the cache (so
+/// `?style=cartoon&color=chain` and `?color=chain&style=cartoon` share one entry).
+///
+/// This is the one codec of model options: the HTTP routes, the command line (`convert`,
+/// `render`), thumbnails, designs and room models all read options here, and every cached model's
+/// key comes from `cacheKey`. Adding an option means adding it to `Option`, `sceneOptions` and
+/// `canonical`, here and nowhere else.
 public struct ModelRequest: Sendable {
-    public var format: ModelFormat
-    public var options = MoleculeSceneOptions()
+    /// What is made.
+    public enum Output: Sendable, Equatable {
+        case file(ModelFormat)
+        /// A PNG picture `pixels` square (thumbnails).
+        case picture(pixels: Int)
 
-    public static let parameterNames = ["style", "color", "select", "highlight", "hide", "assembly", "max-triangles", "size", "true-scale"]
+        public var mediaType: String {
+            switch self {
+            case .file(let format): return format.mediaType
+            case .picture: return "image/png"
+            }
+        }
 
-    public init(format: ModelFormat) { self.format = format }
+        var canonical: String {
+            switch self {
+            case .file(let format): return format.rawValue
+            case .picture(let pixels): return "png|\(pixels)"
+            }
+        }
+    }
 
-    /// Reads the query parameters of a model URL (the names of `proteinar convert`'s options).
-    public init(format: ModelFormat, parameters: [String: String]) throws {
-        self.format = format
-        for name in parameters.keys where !Self.parameterNames.contains(name) {
-            throw RequestError("unknown parameter '\(name)'; accepted: \(Self.parameterNames.joined(separator: ", "))")
+    /// The option names, as query parameters and as `proteinar convert`'s options (without `--`).
+    public enum Option: String, CaseIterable, Sendable {
+        case style, color, select, highlight, hide, assembly
+        case maxTriangles = "max-triangles", size, trueScale = "true-scale"
+    }
+
+    /// How far a value may go: a server takes requests from anyone, the command line from its user.
+    public struct Limits: Sendable {
+        public var triangles: ClosedRange<Int>
+        /// Longest side in metres.
+        public var metres: ClosedRange<Float>
+        /// Side of a picture in pixels.
+        public var pixels: ClosedRange<Int>
+
+        public static let web = Limits(triangles: 1_000...5_000_000, metres: 0.01...100, pixels: 16...2048)
+        public static let commandLine = Limits(triangles: 1...Int.max, metres: Float.leastNormalMagnitude...Float.greatestFiniteMagnitude,
+                                               pixels: 1...8192)
+    }
+
+    /// Most triangles of a thumbnail: a picture 2048 pixels square shows no more.
+    public static let pictureTriangles = 150_000
+
+    public var output: Output
+    public var options: MoleculeSceneOptions
+
+    public init(format: ModelFormat, options: MoleculeSceneOptions = MoleculeSceneOptions()) {
+        self.output = .file(format); self.options = options
+    }
+
+    /// Reads the query parameters of a model URL (the names of `proteinar convert`'s options);
+    /// an unknown name is an error.
+    public init(format: ModelFormat, parameters: [String: String], limits: Limits = .web) throws(RequestError) {
+        self.init(format: format, options: try Self.sceneOptions(parameters, limits: limits))
+    }
+
+    /// A thumbnail: `size` in pixels (default 256) and `style`; other parameters are not read.
+    public static func picture(_ parameters: [String: String], limits: Limits = .web) throws(RequestError) -> ModelRequest {
+        let pixels = try parameters["size"].map { s throws(RequestError) -> Int in
+            guard let v = Int(s), limits.pixels.contains(v) else {
+                throw RequestError("size '\(s.prefix(40))': expected pixels, \(limits.pixels.lowerBound) to \(limits.pixels.upperBound)")
+            }
+            return v
+        } ?? 256
+        var options = try sceneOptions(parameters.filter { $0.key == Option.style.rawValue }, limits: limits)
+        options.maxTriangles = pictureTriangles
+        return ModelRequest(output: .picture(pixels: pixels), options: options)
+    }
+
+    init(output: Output, options: MoleculeSceneOptions) { self.output = output; self.options = options }
+
+    /// The scene options that `parameters` name, each value checked so that a typo fails before
+    /// any work. Options left out keep `MoleculeSceneOptions`' defaults.
+    public static func sceneOptions(_ parameters: [String: String], limits: Limits = .web) throws(RequestError) -> MoleculeSceneOptions {
+        var options = MoleculeSceneOptions()
+        for name in parameters.keys where Option(rawValue: name) == nil {
+            throw RequestError("unknown parameter '\(name.prefix(40))'; accepted: \(Option.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         do {
             if let s = parameters["style"] { options.representation = try Representation(argument: s) }
@@ -66,41 +106,49 @@ public struct ModelRequest: Sendable {
         }
         if let a = parameters["assembly"], !a.isEmpty {
             guard a.count <= 16, a.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
-                throw RequestError("assembly '\(a)': expected an assembly id such as 1")
+                throw RequestError("assembly '\(a.prefix(40))': expected an assembly id such as 1")
             }
             options.assembly = a
         }
         if let m = parameters["max-triangles"] {
-            guard let n = Int(m), (1_000...5_000_000).contains(n) else {
-                throw RequestError("max-triangles '\(m)': expected a whole number from 1000 to 5000000")
+            guard let n = Int(m), limits.triangles.contains(n) else {
+                throw RequestError("max-triangles '\(m.prefix(40))': expected a whole number \(describe(limits.triangles))")
             }
             options.maxTriangles = n
         }
         if let s = parameters["size"] {
-            guard let v = Float(s), v.isFinite, v >= 0.01, v <= 100 else {
-                throw RequestError("size '\(s)': expected metres from 0.01 to 100")
+            guard let v = Float(s), v.isFinite, limits.metres.contains(v) else {
+                throw RequestError("size '\(s.prefix(40))': expected metres \(describe(limits.metres))")
             }
             options.size = v
         }
         if let t = parameters["true-scale"], ["1", "true", "yes"].contains(t.lowercased()) { options.size = nil }
+        return options
     }
 
-    /// The options in a fixed order, for cache keys and file names.
+    /// The request in a fixed order, for cache keys and file names.
     public var canonical: String {
         let o = options
-        return [format.rawValue, o.representation.rawValue, o.colorScheme?.rawValue ?? "-", o.selection ?? "-", o.highlight ?? "-",
+        return [output.canonical, o.representation.rawValue, o.colorScheme?.rawValue ?? "-", o.selection ?? "-", o.highlight ?? "-",
                 o.hide.map(\.rawValue).sorted().joined(separator: ","), o.assembly ?? "-", String(o.maxTriangles),
                 o.size.map { String($0) } ?? "true-scale"].joined(separator: "|")
     }
 
-    /// Cache key: the engine version, the original file's hash and the options.
-    public func cacheKey(fileHash: String) -> String {
-        Hashing.sha256Hex(Array("\(LibraryService.engineVersion)|\(fileHash)|\(canonical)".utf8))
-    }
-}
+    /// Cache key (and ETag) of this request made from the file with hash `fileHash`.
+    public func cacheKey(fileHash: String) -> String { Self.cacheKey(source: fileHash, variant: canonical) }
 
-public enum Hashing {
-    public static func sha256Hex(_ bytes: [UInt8]) -> String {
-        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+    /// The one cache key: the engine version, what the model is made from (a file's hash, a
+    /// design's recipe) and what is made of it. Every cached or tagged model is keyed here, so a
+    /// new engine version remakes them all.
+    public static func cacheKey(source: String, variant: String) -> String {
+        Hashing.sha256Hex(Array("\(LibraryService.engineVersion)|\(source)|\(variant)".utf8))
+    }
+
+    private static func describe<T: FixedWidthInteger>(_ range: ClosedRange<T>) -> String {
+        range.upperBound == T.max ? "of at least \(range.lowerBound)" : "from \(range.lowerBound) to \(range.upperBound)"
+    }
+
+    private static func describe(_ range: ClosedRange<Float>) -> String {
+        range.upperBound == .greatestFiniteMagnitude ? "above 0" : "from \(range.lowerBound) to \(range.upperBound)"
     }
 }

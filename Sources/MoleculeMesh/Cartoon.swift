@@ -1,3 +1,4 @@
+import Geometry
 import Molecule
 import SceneExport
 
@@ -187,7 +188,7 @@ enum CartoonTrace {
                     let far = n9 >= 0 ? n1 : n3
                     if far >= 0, n1 >= 0, n3 >= 0, c5 >= 0 {
                         let e = positions[far]
-                        let plane = (positions[n3] - positions[n1]).crossCartoon(positions[c5] - positions[n1])
+                        let plane = cross(positions[n3] - positions[n1], positions[c5] - positions[n1])
                         if e.x.isFinite && e.y.isFinite && e.z.isFinite {
                             piece.bases.append(CartoonBase(residue: piece.count, end: e, planeNormal: plane))
                         }
@@ -242,8 +243,8 @@ enum CartoonSweep {
             T = unit(T) ?? unit(p2 - p1) ?? (prevT != .zero ? prevT : SIMD3(0, 0, 1))
 
             let g = piece.guides[i] * (1 - f) + piece.guides[i + 1] * f
-            let B = unit(g - g.dotCartoon(T) * T) ?? unit(prevB - prevB.dotCartoon(T) * T) ?? anyPerpendicular(T)
-            let N = T.crossCartoon(B)
+            let B = unit(g - dot(g, T) * T) ?? unit(prevB - dot(prevB, T) * T) ?? anyPerpendicular(T)
+            let N = cross(T, B)
             prevT = T; prevB = B
 
             let color = piece.colors[i] * (1 - f) + piece.colors[i + 1] * f
@@ -280,8 +281,8 @@ enum CartoonSweep {
             let start = p[base.residue]
             let axis = base.end - start
             guard let A = unit(axis) else { continue }
-            let up = unit(base.planeNormal - base.planeNormal.dotCartoon(A) * A) ?? anyPerpendicular(A)
-            let side = A.crossCartoon(up)
+            let up = unit(base.planeNormal - dot(base.planeNormal, A) * A) ?? anyPerpendicular(A)
+            let side = cross(A, up)
             out.box(start: start, end: base.end, up: up, side: side, halfWidth: CartoonSizes.baseHalfWidth,
                     halfThickness: CartoonSizes.baseHalfThickness, color: piece.colors[base.residue])
         }
@@ -289,12 +290,12 @@ enum CartoonSweep {
 
     @inline(__always)
     static func unit(_ v: SIMD3<Float>) -> SIMD3<Float>? {
-        let l = v.lengthCartoon
+        let l = length(v)
         return l > 1e-5 && l.isFinite ? v / l : nil
     }
 
     static func anyPerpendicular(_ t: SIMD3<Float>) -> SIMD3<Float> {
         let axis: SIMD3<Float> = abs(t.x) < 0.9 ? SIMD3(1, 0, 0) : SIMD3(0, 1, 0)
-        return unit(axis - axis.dotCartoon(t) * t) ?? SIMD3(0, 0, 1)
+        return unit(axis - dot(axis, t) * t) ?? SIMD3(0, 0, 1)
     }
 }

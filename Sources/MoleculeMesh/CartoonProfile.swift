@@ -1,3 +1,4 @@
+import Geometry
 import SceneExport
 
 /// Cross-section of the cartoon at one spline sample: a superellipse with half-width `a` along the
@@ -142,7 +143,7 @@ struct CartoonMeshBuffer {
                       halfWidth: Float, halfThickness: Float, color: SIMD4<Float>) {
         let axis = end - start
         let len = (axis * axis).sum().squareRoot()
-        let A = len > 1e-6 ? axis / len : up.crossCartoon(side)
+        let A = len > 1e-6 ? axis / len : cross(up, side)
         let mid = (start + end) * 0.5
         let h = len * 0.5
         // (normal, u, v) with u × v = normal; u, v half extents.
@@ -163,10 +164,3 @@ struct CartoonMeshBuffer {
     }
 }
 
-extension SIMD3 where Scalar == Float {
-    @inline(__always) func crossCartoon(_ o: SIMD3<Float>) -> SIMD3<Float> {
-        SIMD3(y * o.z - z * o.y, z * o.x - x * o.z, x * o.y - y * o.x)
-    }
-    @inline(__always) func dotCartoon(_ o: SIMD3<Float>) -> Float { (self * o).sum() }
-    @inline(__always) var lengthCartoon: Float { (self * self).sum().squareRoot() }
-}

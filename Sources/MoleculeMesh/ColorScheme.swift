@@ -1,3 +1,4 @@
+import SceneExport
 import Molecule
 
 /// How atoms are coloured. Every scheme yields linear RGBA in 0...1, one colour per atom.
@@ -25,7 +26,7 @@ public enum ColorScheme: String, CaseIterable, Sendable {
     case uniform
 
     /// A light grey-blue, linear RGBA.
-    public static let uniformColor = ColorMath.linear(hex: 0xB4C3D2)
+    public static let uniformColor = SRGB.linear(hex: 0xB4C3D2)
 
     /// Parses a command-line name: case-insensitive, `_` taken as `-`; also "cpk", "bfactor", "ss",
     /// "sse", "residue", "hydropathy".
@@ -64,7 +65,7 @@ public enum ColorScheme: String, CaseIterable, Sendable {
             }
 
         case .entity:
-            let noEntity = ColorMath.linear(hex: 0xA0A0A0)
+            let noEntity = SRGB.linear(hex: 0xA0A0A0)
             for chain in model.chains {
                 let color = chain.entityIndex.map(ColorMath.categorical) ?? noEntity
                 for r in chain.residueRange { for i in model.residues[r].atomRange { out[i] = color } }
@@ -78,7 +79,7 @@ public enum ColorScheme: String, CaseIterable, Sendable {
                     let code = r < secondaryStructure.count ? secondaryStructure[r] : .coil
                     color = ColorMath.secondaryStructureColor(code)
                 case .nucleotide:
-                    color = res.name.hasPrefix("D") ? ColorMath.linear(hex: 0xAE00FE) : ColorMath.linear(hex: 0xFD0162)
+                    color = res.name.hasPrefix("D") ? SRGB.linear(hex: 0xAE00FE) : SRGB.linear(hex: 0xFD0162)
                 default:
                     for i in res.atomRange { out[i] = elementColor(i) }
                     continue
@@ -146,30 +147,6 @@ public struct ColorSchemeError: Error, Sendable, Equatable, CustomStringConverti
 /// Colour tables and conversions. Tables are written in sRGB hex, as their sources give them, and
 /// converted to linear RGB once.
 enum ColorMath {
-    /// sRGB component (0…1) to linear.
-    static func linearComponent(_ c: Double) -> Double {
-        if c <= 0.04045 { return c / 12.92 }
-        let x = (c + 0.055) / 1.055
-        // x^2.4 = x² · (x²)^(1/5), the fifth root by Newton's method (no `pow` in the standard library).
-        let a = x * x
-        var y = 1.0
-        for _ in 0..<60 {
-            let y4 = y * y * y * y
-            let next = y - (y4 * y - a) / (5 * y4)
-            if abs(next - y) < 1e-15 { y = next; break }
-            y = next
-        }
-        return min(max(a * y, 0), 1)
-    }
-
-    static func linear(srgb r: Double, _ g: Double, _ b: Double) -> SIMD4<Float> {
-        SIMD4(Float(linearComponent(r)), Float(linearComponent(g)), Float(linearComponent(b)), 1)
-    }
-
-    static func linear(hex: UInt32) -> SIMD4<Float> {
-        linear(srgb: Double((hex >> 16) & 0xFF) / 255, Double((hex >> 8) & 0xFF) / 255, Double(hex & 0xFF) / 255)
-    }
-
     /// Piecewise-linear ramp through sRGB stops (interpolated in sRGB, then made linear), t in 0…1.
     static func ramp(_ t: Double, _ stops: [UInt32]) -> SIMD4<Float> {
         let x = t.isFinite ? min(max(t, 0), 1) : 0.5
@@ -179,7 +156,7 @@ enum ColorMath {
         func channel(_ hex: UInt32, _ shift: UInt32) -> Double { Double((hex >> shift) & 0xFF) / 255 }
         let a = stops[i], b = stops[i + 1]
         func mix(_ shift: UInt32) -> Double { channel(a, shift) * (1 - f) + channel(b, shift) * f }
-        return linear(srgb: mix(16), mix(8), mix(0))
+        return SRGB.linear(srgb: mix(16), mix(8), mix(0))
     }
 
     static let bFactorStops: [UInt32] = [0x2C4FD6, 0xFFFFFF, 0xD62C2C]
@@ -202,17 +179,17 @@ enum ColorMath {
             let v = Double((hex >> shift) & 0xFF) / 255
             return v + (target - v) * amount
         }
-        return linear(srgb: c(16), c(8), c(0))
+        return SRGB.linear(srgb: c(16), c(8), c(0))
     }
 
     static func secondaryStructureColor(_ code: SecondaryStructureCode) -> SIMD4<Float> {
         switch code {
-        case .alphaHelix: return linear(hex: 0xFF0080)
-        case .helix310: return linear(hex: 0xA00080)
-        case .piHelix: return linear(hex: 0x600080)
-        case .strand, .bridge: return linear(hex: 0xFFC800)
-        case .turn: return linear(hex: 0x6080FF)
-        case .coil, .bend, .polyproline: return linear(hex: 0xFFFFFF)
+        case .alphaHelix: return SRGB.linear(hex: 0xFF0080)
+        case .helix310: return SRGB.linear(hex: 0xA00080)
+        case .piHelix: return SRGB.linear(hex: 0x600080)
+        case .strand, .bridge: return SRGB.linear(hex: 0xFFC800)
+        case .turn: return SRGB.linear(hex: 0x6080FF)
+        case .coil, .bend, .polyproline: return SRGB.linear(hex: 0xFFFFFF)
         }
     }
 
@@ -221,21 +198,21 @@ enum ColorMath {
         switch res.kind {
         case .aminoAcid:
             switch ResidueKind.oneLetterCode(res.name) {
-            case "D", "E": return linear(hex: 0xE03C31)             // acidic
-            case "K", "R", "H": return linear(hex: 0x3D6FE0)        // basic
-            case "S", "T", "N", "Q", "Y", "C": return linear(hex: 0x3FB56B)  // polar
-            case "A", "V", "L", "I", "M", "F", "W": return linear(hex: 0xE8C547)  // hydrophobic
-            case "G", "P": return linear(hex: 0xB57ED6)             // special
-            default: return linear(hex: 0xBEBEBE)
+            case "D", "E": return SRGB.linear(hex: 0xE03C31)             // acidic
+            case "K", "R", "H": return SRGB.linear(hex: 0x3D6FE0)        // basic
+            case "S", "T", "N", "Q", "Y", "C": return SRGB.linear(hex: 0x3FB56B)  // polar
+            case "A", "V", "L", "I", "M", "F", "W": return SRGB.linear(hex: 0xE8C547)  // hydrophobic
+            case "G", "P": return SRGB.linear(hex: 0xB57ED6)             // special
+            default: return SRGB.linear(hex: 0xBEBEBE)
             }
         case .nucleotide:
             switch ResidueKind.oneLetterCode(res.name) {
-            case "A": return linear(hex: 0xA0A0FF)
-            case "C": return linear(hex: 0xFF8C4B)
-            case "G": return linear(hex: 0xFF7070)
-            case "T": return linear(hex: 0xA0FFA0)
-            case "U": return linear(hex: 0xFF8080)
-            default: return linear(hex: 0xBEBEBE)
+            case "A": return SRGB.linear(hex: 0xA0A0FF)
+            case "C": return SRGB.linear(hex: 0xFF8C4B)
+            case "G": return SRGB.linear(hex: 0xFF7070)
+            case "T": return SRGB.linear(hex: 0xA0FFA0)
+            case "U": return SRGB.linear(hex: 0xFF8080)
+            default: return SRGB.linear(hex: 0xBEBEBE)
             }
         default:
             return nil
@@ -265,5 +242,5 @@ enum ColorMath {
     ]
 
     /// Linear RGBA by atomic number, 0…255 (every `Element` indexes it).
-    static let elementColors: [SIMD4<Float>] = (0..<256).map { z in linear(hex: z < jmolHex.count ? jmolHex[z] : 0xFF1493) }
+    static let elementColors: [SIMD4<Float>] = (0..<256).map { z in SRGB.linear(hex: z < jmolHex.count ? jmolHex[z] : 0xFF1493) }
 }

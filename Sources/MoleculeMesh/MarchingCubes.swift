@@ -1,3 +1,5 @@
+import Geometry
+
 /// Marching-cubes triangulation of one grid cell, derived once from the cube's geometry rather than
 /// written out as a table.
 ///
@@ -45,10 +47,6 @@ enum SurfaceMarchingCubes {
             return SIMD3(Double(o.x), Double(o.y), Double(o.z))
         }
         func midpoint(_ e: Int) -> SIMD3<Double> { (point(Int(t.edgeCorners[e].0)) + point(Int(t.edgeCorners[e].1))) / 2 }
-        func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
-            SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
-        }
-        func dot(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double { (a * b).sum() }
 
         for config in 0..<256 {
             t.triangleStart.append(Int32(t.triangleEdges.count))

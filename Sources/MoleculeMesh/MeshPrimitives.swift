@@ -1,3 +1,4 @@
+import Geometry
 import SceneExport
 
 /// Tessellated primitives for molecular representations and their triangle counts, so a
@@ -98,42 +99,6 @@ struct SphereTemplate: Sendable {
             }
         }
     }
-}
-
-/// Cosines and sines of `sides` equally spaced angles around a circle.
-struct RingTemplate: Sendable {
-    var cosines: [Float]
-    var sines: [Float]
-    init(sides: Int) {
-        cosines = []; sines = []
-        for k in 0..<sides {
-            let angle = 2 * Double.pi * Double(k) / Double(sides)
-            cosines.append(Float(Trig.cos(angle))); sines.append(Float(Trig.sin(angle)))
-        }
-    }
-    var sides: Int { cosines.count }
-}
-
-/// Sine and cosine by Taylor series (the standard library has none), accurate to ~1e-15 after
-/// reducing the angle to [-π, π].
-enum Trig {
-    static func sin(_ x: Double) -> Double {
-        var a = x.truncatingRemainder(dividingBy: 2 * .pi)
-        if a > .pi { a -= 2 * .pi } else if a < -.pi { a += 2 * .pi }
-        var term = a, sum = a
-        for n in 1...20 {
-            term *= -a * a / Double((2 * n) * (2 * n + 1))
-            sum += term
-        }
-        return sum
-    }
-    static func cos(_ x: Double) -> Double { sin(x + .pi / 2) }
-}
-
-@inline(__always) func dot<T: SIMDScalar & FloatingPoint>(_ a: SIMD3<T>, _ b: SIMD3<T>) -> T { a.x * b.x + a.y * b.y + a.z * b.z }
-@inline(__always) func lengthSquared<T: SIMDScalar & FloatingPoint>(_ a: SIMD3<T>) -> T { dot(a, a) }
-@inline(__always) func cross<T: SIMDScalar & FloatingPoint>(_ a: SIMD3<T>, _ b: SIMD3<T>) -> SIMD3<T> {
-    SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
 }
 
 // MARK: - Builder

@@ -1,3 +1,4 @@
+import Geometry
 import Molecule
 import SceneExport
 
@@ -209,7 +210,7 @@ public enum MolecularSurface {
             let a = Int(mesh.indices[3 * t]), b = Int(mesh.indices[3 * t + 1]), c = Int(mesh.indices[3 * t + 2])
             guard needsFaceNormal[a] || needsFaceNormal[b] || needsFaceNormal[c] else { continue }
             let u = mesh.positions[b] - mesh.positions[a], v = mesh.positions[c] - mesh.positions[a]
-            let n = SIMD3(u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
+            let n = cross(u, v)
             sums[a] += n; sums[b] += n; sums[c] += n
         }
         for i in 0..<mesh.vertexCount where needsFaceNormal[i] {

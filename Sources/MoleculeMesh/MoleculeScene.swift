@@ -109,18 +109,13 @@ public enum MoleculeSceneBuilder {
         var copies: [[Float]] = [Node.identity]
         var chainFilter: [Set<String>?] = [nil]
         if let id = options.assembly {
-            guard let assembly = structure.assemblies.first(where: { $0.id == id }) else {
-                throw MeshOptionError(structure.assemblies.isEmpty ? "the file defines no assemblies"
-                                      : "no assembly '\(id)'; the file defines \(structure.assemblies.map(\.id).joined(separator: ", "))")
-            }
+            let assembly: Assembly
+            do { assembly = try structure.assembly(id) } catch { throw MeshOptionError(error.message) }
             copies = []; chainFilter = []
             for g in assembly.generators {
                 for sequence in g.operatorSequences {
-                    var op = SymmetryOperator.identity(id: "")
-                    for name in sequence.reversed() {
-                        guard let next = structure.operators[name] else { throw MeshOptionError("operator '\(name)' is not defined") }
-                        op = next.composed(after: op)
-                    }
+                    let op: SymmetryOperator
+                    do { op = try structure.composedOperator(sequence) } catch { throw MeshOptionError(error.message) }
                     let r = op.rotation.map(Float.init), t = op.translation
                     copies.append([r[0], r[3], r[6], 0, r[1], r[4], r[7], 0, r[2], r[5], r[8], 0, Float(t.x), Float(t.y), Float(t.z), 1])
                     chainFilter.append(Set(g.chainIDs))

@@ -4,11 +4,11 @@ import Library
 import MoleculeLibrary
 import MoleculeMesh
 import PDBArchive
+import SceneExport
 
 /// The JSON API under `/api` (described in `/api/openapi.yaml`).
 struct APIRoutes: Sendable {
     let service: LibraryService
-    let hot: HotModelCache
 
     func register(on router: Router<BasicRequestContext>) {
         let api = router.group("api")
@@ -54,14 +54,14 @@ struct APIRoutes: Sendable {
             }
             query.order = order
         }
-        let page = try await call { try await service.store.molecules(query) }
+        let page = try await call { try await service.molecules(query) }
         return Responses.json(MoleculeJSON.list(page, query: query))
     }
 
     func detail(_ context: BasicRequestContext) async throws -> Response {
         let id = try context.parameters.require("id")
         let record = try await call { try await service.molecule(id: id) }
-        try? await service.store.touch(id: id)
+        try? await service.touch(id: id)
         return Responses.json(MoleculeJSON.detail(record))
     }
 
@@ -87,7 +87,7 @@ struct APIRoutes: Sendable {
                 throw APIError(.badRequest, "'\(decoded.id.prefix(80))' is not an entry id; expected \(EntryID.acceptedForms)")
             }
             work = { progress in
-                let existed = try await service.store.molecule(id: id.libraryID) != nil
+                let existed = try await service.record(id: id.libraryID) != nil
                 return (try await service.fetch(id, progress: progress), !existed)
             }
         } else {
@@ -130,15 +130,9 @@ struct APIRoutes: Sendable {
         var parameters: [String: String] = [:]
         for (k, v) in request.uri.queryParameters { parameters[String(k)] = String(v) }
         if name == "thumbnail.png" {
-            let size = try parameters["size"].map { s -> Int in
-                guard let v = Int(s) else { throw APIError(.badRequest, "size '\(s)': expected pixels, 16 to 2048") }
-                return v
-            } ?? 256
-            let style = try parameters["style"].map { s -> Representation in
-                do { return try Representation(argument: s) } catch { throw APIError(.badRequest, "\(error)") }
-            } ?? .auto
-            let png = try await call { try await service.thumbnail(id: id, size: size, style: style) }
-            return Responses.bytes(ByteBuffer(bytes: png.bytes), type: "image/png", etag: png.key, request: request, head: head, disposition: nil)
+            let picture = try call { try ModelRequest.picture(parameters) }
+            let png = try await call { try await service.servedModel(id: id, request: picture) }
+            return Responses.bytes(png.buffer, type: png.mediaType, etag: png.key, request: request, head: head, disposition: nil)
         }
         guard name.hasPrefix("model."), let format = ModelFormat(rawValue: String(name.dropFirst(6))) else {
             throw APIError(.notFound, "no resource '\(name.prefix(80))'; available: "
@@ -155,15 +149,9 @@ struct APIRoutes: Sendable {
             }
         }
         let disposition = "inline; filename=\"\(id).\(format.rawValue)\""
-        let record = try await call { try await service.molecule(id: id) }
-        let key = modelRequest.cacheKey(fileHash: record.fileHash)
-        if let entry = hot.get(key) {
-            return Responses.bytes(entry.buffer, type: entry.mediaType, etag: key, request: request, head: head, disposition: disposition,
-                                   negotiated: true)
-        }
-        let model = try await call { try await service.model(of: record, request: modelRequest) }
-        return Responses.bytes(hot.put(model), type: format.mediaType, etag: model.key, request: request, head: head,
-                               disposition: disposition, negotiated: true)
+        let model = try await call { try await service.servedModel(id: id, request: modelRequest) }
+        return Responses.bytes(model.buffer, type: model.mediaType, etag: model.key, request: request, head: head, disposition: disposition,
+                               negotiated: true)
     }
 
     // MARK: Search

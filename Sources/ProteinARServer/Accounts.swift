@@ -27,7 +27,9 @@ struct Identity: Sendable {
 
 /// Accounts and sessions: register, sign in and out, the profile; and who a request comes from.
 struct Accounts: Sendable {
-    let store: any LibraryStore
+    let store: any AccountStore
+    /// The rooms a profile lists.
+    let rooms: RoomSummaries
     let throttle = SignInThrottle()
     static let cookieName = "proteinar_session"
     static let sessionLifetime: TimeInterval = 30 * 24 * 3600
@@ -110,7 +112,7 @@ struct Accounts: Sendable {
         let kind = try Self.kind(body.kind)
         let password = body.password
         let hash = try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: Self.bcryptCost) }
-        let account = StoredAccount(id: "a" + RoomIDs.random(), email: email, name: name, passwordHash: hash, createdAt: Date())
+        let account = StoredAccount(id: "a" + RandomToken.hex(), email: email, name: name, passwordHash: hash, createdAt: Date())
         guard try await store.createAccount(account) else { throw APIError(.conflict, "an account with this e-mail exists already; sign in instead") }
         return try await startSession(for: account, kind: kind, request: request, status: .created)
     }
@@ -152,7 +154,7 @@ struct Accounts: Sendable {
 
     func profile(_ request: Request) async throws -> Response {
         let (account, _) = try await requireAccount(request, change: false)
-        let rooms = try await RoomSummaries.list(store: store, for: Actor(id: account.id)) {
+        let rooms = try await self.rooms.list(for: Actor(id: account.id)) {
             $0.ownerID == account.id || $0.members.contains(account.id)
         }
         return try Responses.encoded(ProfileJSON(account: AccountJSON(account), rooms: rooms))
@@ -169,8 +171,8 @@ struct Accounts: Sendable {
     }
 
     private func startSession(for account: StoredAccount, kind: String, request: Request, status: HTTPResponse.Status) async throws -> Response {
-        let token = RoomIDs.random(bytes: 32)
-        let session = StoredSession(tokenHash: Self.hash(token), accountID: account.id, csrf: RoomIDs.random(bytes: 16),
+        let token = RandomToken.hex(bytes: 32)
+        let session = StoredSession(tokenHash: Self.hash(token), accountID: account.id, csrf: RandomToken.hex(bytes: 16),
                                     expiresAt: Date().addingTimeInterval(Self.sessionLifetime))
         try await store.createSession(session)
         var response = try Responses.encoded(SessionJSON(account: AccountJSON(account), csrf: session.csrf, token: kind == "token" ? token : nil), status: status)
@@ -266,13 +268,5 @@ actor SignInThrottle {
         let kept = (failures[key] ?? []).filter { -$0.timeIntervalSinceNow < Self.window }
         failures[key] = kept.isEmpty ? nil : kept
         return kept.count
-    }
-}
-
-/// Random ids and tokens, in hex.
-enum RoomIDs {
-    static func random(bytes: Int = 8) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 }

@@ -4,6 +4,7 @@ import Library
 import Molecule
 import MoleculeLibrary
 import ProteinDesign
+import SceneExport
 
 /// The builder over HTTP. `POST /api/designs` builds a design and says whether it holds together
 /// (and keeps it in the library with `"save": true`); `GET /api/designs/{design.pdb|design.cif|model.*}`
@@ -81,8 +82,7 @@ struct DesignRoutes: Sendable {
         }
         let spec = try Self.spec(DesignRequest(pieces: .text(pieces), sequence: sequence, seed: seed, save: nil))
         // A design is fixed by its URL, so a browser's cached copy is answered before any building.
-        let key = "\(LibraryService.engineVersion)|\(name)|\(spec.piecesText)|\(String(spec.sequence))|\(spec.seed)|\(parameters.sorted { $0.key < $1.key })"
-        let tag = String(Hashing.sha256Hex(Array(key.utf8)).prefix(32))
+        let tag = String(ModelRequest.cacheKey(source: LibraryService.recipe(spec), variant: "\(name)|\(parameters.sorted { $0.key < $1.key })").prefix(32))
         if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "\"\(tag)\"" }) {
             return Response(status: .notModified, headers: [.eTag: "\"\(tag)\""])
         }

@@ -39,7 +39,7 @@ struct LiveRoomSocket: Sendable {
                 try await outbound.close(.policyViolation, reason: nil)
                 return
             }
-            let connection = LiveConnection(roomID: id, identity: identity, host: host, presence: presence, outbound: outbound)
+            let connection = LiveConnection(roomID: id, identity: identity, host: host, rooms: accounts.rooms, presence: presence, outbound: outbound)
             await connection.run(inbound: inbound, after: after)
             try? await outbound.close(.normalClosure, reason: nil)
         })
@@ -72,12 +72,14 @@ final class LiveConnection: Sendable {
     let identity: Identity
     let actor: Actor
     let host: RoomHost
+    /// How the welcome describes the room.
+    let rooms: RoomSummaries
     let presence: RoomPresence
     let outbound: WebSocketOutboundWriter
-    let id = RoomIDs.random(bytes: 6)
+    let id = RandomToken.hex(bytes: 6)
 
-    init(roomID: String, identity: Identity, host: RoomHost, presence: RoomPresence, outbound: WebSocketOutboundWriter) {
-        self.roomID = roomID; self.identity = identity; self.host = host; self.presence = presence; self.outbound = outbound
+    init(roomID: String, identity: Identity, host: RoomHost, rooms: RoomSummaries, presence: RoomPresence, outbound: WebSocketOutboundWriter) {
+        self.roomID = roomID; self.identity = identity; self.host = host; self.rooms = rooms; self.presence = presence; self.outbound = outbound
         actor = identity.actor ?? RoomRoutes.anonymous
     }
 
@@ -92,9 +94,7 @@ final class LiveConnection: Sendable {
             let role = settings.role(of: actor)
             let you = Welcome.You(id: identity.actor.map { $0.isGuest ? "guest:\($0.id)" : $0.id }, name: identity.displayName,
                                   role: role?.rawValue, mayDraw: identity.actor != nil && settings.mayDraw(actor))
-            let names = await RoomSummaries.ownerNames([settings], store: host.store)
-            let created = try? await host.store.room(id: roomID)?.createdAt
-            try await send(Welcome(room: RoomJSON(settings, for: actor, names: names, createdAt: created, state: snapshot), you: you,
+            try await send(Welcome(room: await rooms.summary(settings, for: actor, state: snapshot), you: you,
                                    sequence: snapshot.sequence, snapshot: after == nil ? RoomStateJSON(snapshot) : nil))
             var last = after ?? snapshot.sequence
             if after != nil {

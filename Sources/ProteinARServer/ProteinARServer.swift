@@ -49,7 +49,7 @@ public enum ProteinARServer {
         }
         try await store.migrate()
         let service = LibraryService(store: store, archive: ArchiveClient(endpoints: configuration.endpoints, retry: configuration.retry),
-                                     maxUploadBytes: configuration.maxUploadBytes)
+                                     maxUploadBytes: configuration.maxUploadBytes, hotCacheBytes: configuration.hotCacheBytes)
         if configuration.installStarterLibrary {
             let added = try await service.installStarterLibrary()
             if added > 0 { logger.info("library was empty: added \(added) starter molecules") }
@@ -67,19 +67,20 @@ public enum ProteinARServer {
         if FileManager.default.fileExists(atPath: configuration.leafletRoot) {
             router.add(middleware: FileMiddleware(configuration.leafletRoot, urlBasePath: "/vendor/leaflet", logger: logger))
         }
-        APIRoutes(service: service, hot: HotModelCache(limitBytes: configuration.hotCacheBytes)).register(on: router)
-        // Drawing rooms: accounts, rooms over HTTP, and the live socket on a router of its own.
-        let accounts = Accounts(store: service.store)
-        let host = RoomHost(store: service.store)
-        Task { await host.watchOtherServers() }  // operations other servers store (PostgreSQL only)
+        APIRoutes(service: service).register(on: router)
+        // Drawing rooms: accounts, rooms over HTTP, and the live socket on a router of its own. The
+        // library's store keeps accounts and room logs too; each part sees only its own protocol.
+        let store = service.store
+        let accounts = Accounts(store: store, rooms: RoomSummaries(rooms: store, accounts: store))
+        let host = RoomHost(store: store)
         accounts.register(on: router.group("api"))
         RoomRoutes(service: service, host: host, accounts: accounts).register(on: router.group("api"))
         let sockets = Router(context: BasicWebSocketRequestContext.self)
         LiveRoomSocket(host: host, accounts: accounts, presence: RoomPresence()).register(on: sockets)
         router.get("healthz") { _, _ in
-            let count = try await service.store.count()
+            let count = try await service.count()
             return Responses.json(JSONText.object(["status": .string("ok"), "molecules": .int(count),
-                                                   "database": .string(service.store.location)]))
+                                                   "database": .string(store.location)]))
         }
         router.get("metrics") { _, _ in
             var bytes: [UInt8] = []
@@ -98,6 +99,7 @@ public enum ProteinARServer {
             server: .http1WebSocketUpgrade(webSocketRouter: sockets,
                                            configuration: .init(ws: .init(maxFrameSize: LiveRoomSocket.maximumFrameBytes))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "proteinar"),
+            services: [RoomRelay(host: host)],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
     }

@@ -88,23 +88,34 @@ struct RoomStateJSON: Codable, Sendable {
     init(_ s: RoomState) { sequence = s.sequence; strokes = s.strokes; notes = s.notes; molecule = s.molecule }
 }
 
-/// Rooms read from the store with their settings.
-enum RoomSummaries {
+/// Rooms as lists and profiles show them: their settings from the room log's store, their
+/// owners' names from the account store.
+struct RoomSummaries: Sendable {
+    let rooms: any RoomLogStore
+    let accounts: any AccountStore
+
     /// The stored rooms that `keep` accepts, newest first, as `actor` sees them.
-    static func list(store: any LibraryStore, for actor: Actor?, where keep: (RoomSettings) -> Bool) async throws -> [RoomJSON] {
+    func list(for actor: Actor?, where keep: (RoomSettings) -> Bool) async throws -> [RoomJSON] {
         let decoder = JSONDecoder()
-        let rooms = try await store.rooms().compactMap { stored in
+        let rooms = try await self.rooms.rooms().compactMap { stored in
             (try? decoder.decode(RoomSettings.self, from: Data(stored.settingsJSON.utf8))).map { ($0, stored.createdAt) }
         }.filter { keep($0.0) }
-        let names = await ownerNames(rooms.map(\.0), store: store)
+        let names = await ownerNames(rooms.map(\.0))
         return rooms.reversed().map { RoomJSON($0.0, for: actor, names: names, createdAt: $0.1) }
     }
 
+    /// One room as `actor` sees it.
+    func summary(_ settings: RoomSettings, for actor: Actor?, state: RoomState? = nil) async -> RoomJSON {
+        let names = await ownerNames([settings])
+        let created = try? await rooms.room(id: settings.id)?.createdAt
+        return RoomJSON(settings, for: actor, names: names, createdAt: created, state: state)
+    }
+
     /// Names of the rooms' owners, one lookup per owner.
-    static func ownerNames(_ settings: [RoomSettings], store: any LibraryStore) async -> [String: String] {
+    func ownerNames(_ settings: [RoomSettings]) async -> [String: String] {
         var names: [String: String] = [:]
         for owner in Set(settings.map(\.ownerID)) where names[owner] == nil {
-            names[owner] = try? await store.account(id: owner)?.name
+            names[owner] = try? await accounts.account(id: owner)?.name
         }
         return names
     }

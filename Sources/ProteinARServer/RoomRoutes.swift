@@ -3,7 +3,9 @@ import Hummingbird
 import Library
 import MoleculeLibrary
 import NIOCore
+import SceneExport
 import RoomHost
+import RoomModels
 import SketchRooms
 
 /// Rooms over HTTP: list, create, read, change settings and members, the log, and submitting an
@@ -31,7 +33,7 @@ struct RoomRoutes: Sendable {
 
     func list(_ request: Request) async throws -> Response {
         let actor = try await accounts.identify(request).actor
-        let rooms = try await RoomSummaries.list(store: service.store, for: actor) { $0.mayRead(actor ?? Self.anonymous) }
+        let rooms = try await accounts.rooms.list(for: actor) { $0.mayRead(actor ?? Self.anonymous) }
         struct List: Encodable { var rooms: [RoomJSON] }
         return try Responses.encoded(List(rooms: rooms))
     }
@@ -52,10 +54,10 @@ struct RoomRoutes: Sendable {
         if let location = body.location { try Self.check(location) }
         var placement: MoleculePlacement?
         if let id = body.moleculeID {
-            guard try await service.store.molecule(id: id) != nil else { throw APIError(.notFound, "no molecule \(id.prefix(64)) in the library") }
+            guard try await service.record(id: id) != nil else { throw APIError(.notFound, "no molecule \(id.prefix(64)) in the library") }
             placement = MoleculePlacement(moleculeID: id, style: body.style ?? "cartoon")
         }
-        let settings = RoomSettings(id: "r" + RoomIDs.random(), name: name, ownerID: account.id, isPublic: body.isPublic ?? false,
+        let settings = RoomSettings(id: "r" + RandomToken.hex(), name: name, ownerID: account.id, isPublic: body.isPublic ?? false,
                                     guestsMayDraw: body.guestsMayDraw ?? false, location: body.location)
         _ = try await call { try await host.create(settings) }
         if let placement {
@@ -74,11 +76,8 @@ struct RoomRoutes: Sendable {
         let actor = try await accounts.identify(request).actor ?? Self.anonymous
         let settings = try await call { try await host.settings(of: id) }
         let state = try await call { try await host.snapshot(of: id, for: actor) }
-        let names = await RoomSummaries.ownerNames([settings], store: service.store)
-        let created = try await service.store.room(id: id)?.createdAt
         struct Detail: Encodable { var room: RoomJSON; var state: RoomStateJSON }
-        return try Responses.encoded(Detail(room: RoomJSON(settings, for: actor, names: names, createdAt: created, state: state),
-                                            state: RoomStateJSON(state)))
+        return try Responses.encoded(Detail(room: await accounts.rooms.summary(settings, for: actor, state: state), state: RoomStateJSON(state)))
     }
 
     struct Change: Decodable {
@@ -110,7 +109,7 @@ struct RoomRoutes: Sendable {
         let account = try await owner(of: id, request)
         struct Member: Decodable { var email: String }
         let body = try await Accounts.decode(Member.self, from: request, example: #"{"email": "…"}"#)
-        guard let member = try await service.store.account(email: try Accounts.validEmail(body.email)) else {
+        guard let member = try await accounts.store.account(email: try Accounts.validEmail(body.email)) else {
             throw APIError(.notFound, "no account has the e-mail \(body.email.prefix(80)); they can register first")
         }
         let settings = try await call {
@@ -179,8 +178,7 @@ struct RoomRoutes: Sendable {
     }
 
     private func ownerView(_ settings: RoomSettings, _ account: StoredAccount) async throws -> Response {
-        let created = try await service.store.room(id: settings.id)?.createdAt
-        return try Responses.encoded(RoomJSON(settings, for: Actor(id: account.id), names: [account.id: account.name], createdAt: created))
+        try Responses.encoded(await accounts.rooms.summary(settings, for: Actor(id: account.id)))
     }
 
     static func check(_ location: GeoLocation) throws {

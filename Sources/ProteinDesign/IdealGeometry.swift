@@ -1,4 +1,5 @@
 import Foundation
+import Geometry
 
 /// Ideal backbone geometry of Engh & Huber (1991), Å and degrees: what the builder uses and what
 /// the tests check designs against.
@@ -39,12 +40,6 @@ func place(_ a: SIMD3<Double>, _ b: SIMD3<Double>, _ c: SIMD3<Double>, bond: Dou
     return c + d.x * bc + d.y * m + d.z * n
 }
 
-@inline(__always) func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
-    SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
-}
-@inline(__always) func dot(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double { (a * b).sum() }
-@inline(__always) func length(_ a: SIMD3<Double>) -> Double { dot(a, a).squareRoot() }
-@inline(__always) func normalized(_ a: SIMD3<Double>) -> SIMD3<Double> { a / length(a) }
 @inline(__always) func radians(_ degrees: Double) -> Double { degrees * .pi / 180 }
 
 /// The dihedral A–B–C–D in degrees (IUPAC sign), for checks.

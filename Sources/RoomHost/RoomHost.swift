@@ -7,7 +7,7 @@ import SketchRooms
 /// so nothing anyone was told had happened can be lost by a crash. Subscribers (the live
 /// connections) receive accepted operations in sequence order.
 public actor RoomHost {
-    public let store: any LibraryStore
+    public let store: any RoomLogStore
     /// Operations between snapshots: a room loads from at most this many log entries.
     public let snapshotInterval: Int
 
@@ -35,7 +35,7 @@ public actor RoomHost {
     }
     private let decoder = JSONDecoder()
 
-    public init(store: any LibraryStore, snapshotInterval: Int = 500) {
+    public init(store: any RoomLogStore, snapshotInterval: Int = 500) {
         self.store = store
         self.snapshotInterval = max(1, snapshotInterval)
     }
@@ -73,7 +73,7 @@ public actor RoomHost {
 
     /// Stored operations of the room after `sequence`, in order, read and decoded a page at a time
     /// off the actor, so a long read holds up no other room.
-    private nonisolated static func logged(_ store: any LibraryStore, in id: String, after sequence: UInt64, limit: Int = .max) async throws -> [LoggedOperation] {
+    private nonisolated static func logged(_ store: any RoomLogStore, in id: String, after sequence: UInt64, limit: Int = .max) async throws -> [LoggedOperation] {
         var out: [LoggedOperation] = []
         var after = Int64(clamping: sequence)
         let decoder = JSONDecoder()

@@ -1,3 +1,5 @@
+import TextOutput
+
 /// COLLADA 1.4.1 (.dae), for SceneKit, older DCC tools and anything that reads assimp's formats.
 ///
 /// `asset` says metres (`unit meter="1"`) and `Y_UP`. Each drawn mesh is one `geometry`, written once
@@ -21,54 +23,52 @@ public enum DAEWriter {
         for mesh in prepared.meshes {
             estimate += mesh.vertexCount * (mesh.colors.isEmpty ? 60 : 90) + mesh.indices.count * 7 + 1024
         }
-        var x = TextWriter(capacity: estimate)
-        x.put("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n")
-        x.put("<COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" version=\"1.4.1\">\n")
-        x.put("  <asset>\n    <contributor><authoring_tool>ProteinAR</authoring_tool></contributor>\n")
-        x.put("    <created>"); x.xml(date); x.put("</created>\n    <modified>"); x.xml(date); x.put("</modified>\n")
-        x.put("    <unit name=\"meter\" meter=\"1\"/>\n    <up_axis>Y_UP</up_axis>\n  </asset>\n")
+        var x = TextBuffer(capacity: estimate)
+        x.text("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n")
+        x.text("<COLLADA xmlns=\"http://www.collada.org/2005/11/COLLADASchema\" version=\"1.4.1\">\n")
+        x.text("  <asset>\n    <contributor><authoring_tool>ProteinAR</authoring_tool></contributor>\n")
+        x.text("    <created>"); x.xml(date); x.text("</created>\n    <modified>"); x.xml(date); x.text("</modified>\n")
+        x.text("    <unit name=\"meter\" meter=\"1\"/>\n    <up_axis>Y_UP</up_axis>\n  </asset>\n")
 
         if !prepared.materials.isEmpty {
-            x.put("  <library_effects>\n")
+            x.text("  <library_effects>\n")
             for (k, mat) in prepared.materials.enumerated() {
                 let c = SRGB.encode(mat.baseColor)
-                x.put("    <effect id=\"effect-"); x.int(k); x.put("\" name=\""); x.xml(ncName(mat.name))
-                x.put("\">\n      <profile_COMMON>\n        <technique sid=\"common\">\n          <lambert>\n")
-                x.put("            <diffuse><color sid=\"diffuse\">"); color(c, &x); x.put("</color></diffuse>\n")
+                x.text("    <effect id=\"effect-"); x.int(k); x.text("\" name=\""); x.xml(ncName(mat.name))
+                x.text("\">\n      <profile_COMMON>\n        <technique sid=\"common\">\n          <lambert>\n")
+                x.text("            <diffuse><color sid=\"diffuse\">"); color(c, &x); x.text("</color></diffuse>\n")
                 if c.w < 1 {
-                    x.put("            <transparent opaque=\"A_ONE\"><color>1 1 1 "); x.number(c.w, significant: 4)
-                    x.put("</color></transparent>\n")
-                    x.put("            <transparency><float sid=\"transparency\">1</float></transparency>\n")
+                    x.text("            <transparent opaque=\"A_ONE\"><color>1 1 1 "); x.significant(c.w, digits: 4)
+                    x.text("</color></transparent>\n")
+                    x.text("            <transparency><float sid=\"transparency\">1</float></transparency>\n")
                 }
-                x.put("          </lambert>\n        </technique>\n      </profile_COMMON>\n    </effect>\n")
+                x.text("          </lambert>\n        </technique>\n      </profile_COMMON>\n    </effect>\n")
             }
-            x.put("  </library_effects>\n  <library_materials>\n")
+            x.text("  </library_effects>\n  <library_materials>\n")
             for (k, mat) in prepared.materials.enumerated() {
-                x.put("    <material id=\"material-"); x.int(k); x.put("\" name=\""); x.xml(ncName(mat.name))
-                x.put("\"><instance_effect url=\"#effect-"); x.int(k); x.put("\"/></material>\n")
+                x.text("    <material id=\"material-"); x.int(k); x.text("\" name=\""); x.xml(ncName(mat.name))
+                x.text("\"><instance_effect url=\"#effect-"); x.int(k); x.text("\"/></material>\n")
             }
-            x.put("  </library_materials>\n")
+            x.text("  </library_materials>\n")
         }
 
         if !prepared.meshes.isEmpty {
-            x.put("  <library_geometries>\n")
+            x.text("  <library_geometries>\n")
             for (m, mesh) in prepared.meshes.enumerated() {
                 let id = "geometry-\(m)"
                 let n = mesh.vertexCount
-                x.put("    <geometry id=\""); x.put(id); x.put("\" name=\""); x.xml(ncName(mesh.name)); x.put("\">\n      <mesh>\n")
+                x.text("    <geometry id=\""); x.text(id); x.text("\" name=\""); x.xml(ncName(mesh.name)); x.text("\">\n      <mesh>\n")
                 var magnitude: Float = 0
                 for p in mesh.positions { magnitude = max(magnitude, abs(p.x), abs(p.y), abs(p.z)) }
-                let pointFormat = TextWriter.Fixed(magnitude: magnitude)
+                let pointFormat = DecimalFormat(magnitude: magnitude)
                 source(id + "-positions", count: n, params: "XYZ", &x) { out in
                     for p in mesh.positions {
-                        out.number(p.x, pointFormat); out.byte(32); out.number(p.y, pointFormat); out.byte(32)
-                        out.number(p.z, pointFormat); out.byte(10)
+                        out.numbers(p, pointFormat); out.byte(10)
                     }
                 }
                 source(id + "-normals", count: n, params: "XYZ", &x) { out in
                     for v in mesh.normals {
-                        out.number(v.x, normalFormat); out.byte(32); out.number(v.y, normalFormat); out.byte(32)
-                        out.number(v.z, normalFormat); out.byte(10)
+                        out.numbers(v, normalFormat); out.byte(10)
                     }
                 }
                 if !mesh.colors.isEmpty {
@@ -76,52 +76,52 @@ public enum DAEWriter {
                         for c in mesh.colors { color(SRGB.encode(c), &out); out.byte(10) }
                     }
                 }
-                x.put("        <vertices id=\""); x.put(id); x.put("-vertices\"><input semantic=\"POSITION\" source=\"#")
-                x.put(id); x.put("-positions\"/></vertices>\n")
+                x.text("        <vertices id=\""); x.text(id); x.text("-vertices\"><input semantic=\"POSITION\" source=\"#")
+                x.text(id); x.text("-positions\"/></vertices>\n")
                 for part in mesh.parts {
-                    x.put("        <triangles material=\"m"); x.int(part.material); x.put("\" count=\"")
-                    x.int(part.triangles.count); x.put("\">\n")
-                    x.put("          <input semantic=\"VERTEX\" source=\"#"); x.put(id); x.put("-vertices\" offset=\"0\"/>\n")
-                    x.put("          <input semantic=\"NORMAL\" source=\"#"); x.put(id); x.put("-normals\" offset=\"0\"/>\n")
+                    x.text("        <triangles material=\"m"); x.int(part.material); x.text("\" count=\"")
+                    x.int(part.triangles.count); x.text("\">\n")
+                    x.text("          <input semantic=\"VERTEX\" source=\"#"); x.text(id); x.text("-vertices\" offset=\"0\"/>\n")
+                    x.text("          <input semantic=\"NORMAL\" source=\"#"); x.text(id); x.text("-normals\" offset=\"0\"/>\n")
                     if !mesh.colors.isEmpty {
-                        x.put("          <input semantic=\"COLOR\" source=\"#"); x.put(id)
-                        x.put("-colors\" offset=\"0\" set=\"0\"/>\n")
+                        x.text("          <input semantic=\"COLOR\" source=\"#"); x.text(id)
+                        x.text("-colors\" offset=\"0\" set=\"0\"/>\n")
                     }
-                    x.put("          <p>")
+                    x.text("          <p>")
                     for i in (part.triangles.lowerBound * 3)..<(part.triangles.upperBound * 3) {
                         if i > part.triangles.lowerBound * 3 { x.byte(32) }
                         x.int(Int(mesh.indices[i]))
                     }
-                    x.put("</p>\n        </triangles>\n")
+                    x.text("</p>\n        </triangles>\n")
                 }
-                x.put("      </mesh>\n    </geometry>\n")
+                x.text("      </mesh>\n    </geometry>\n")
             }
-            x.put("  </library_geometries>\n")
+            x.text("  </library_geometries>\n")
         }
 
-        x.put("  <library_visual_scenes>\n    <visual_scene id=\"scene\" name=\""); x.xml(ncName(prepared.name)); x.put("\">\n")
+        x.text("  <library_visual_scenes>\n    <visual_scene id=\"scene\" name=\""); x.xml(ncName(prepared.name)); x.text("\">\n")
         for (k, node) in prepared.nodes.enumerated() {
             let mesh = prepared.meshes[node.mesh]
-            x.put("      <node id=\"node-"); x.int(k); x.put("\" name=\""); x.xml(ncName(node.name)); x.put("\" type=\"NODE\">\n")
-            x.put("        <matrix sid=\"transform\">")
+            x.text("      <node id=\"node-"); x.int(k); x.text("\" name=\""); x.xml(ncName(node.name)); x.text("\" type=\"NODE\">\n")
+            x.text("        <matrix sid=\"transform\">")
             for row in 0..<4 {
                 for column in 0..<4 {
                     if row + column > 0 { x.byte(32) }
-                    x.number(node.transform[column * 4 + row], significant: 7)
+                    x.significant(node.transform[column * 4 + row], digits: 7)
                 }
             }
-            x.put("</matrix>\n        <instance_geometry url=\"#geometry-"); x.int(node.mesh)
-            x.put("\">\n          <bind_material><technique_common>\n")
+            x.text("</matrix>\n        <instance_geometry url=\"#geometry-"); x.int(node.mesh)
+            x.text("\">\n          <bind_material><technique_common>\n")
             var bound = Set<Int>()
             for part in mesh.parts where bound.insert(part.material).inserted {
-                x.put("            <instance_material symbol=\"m"); x.int(part.material)
-                x.put("\" target=\"#material-"); x.int(part.material); x.put("\"/>\n")
+                x.text("            <instance_material symbol=\"m"); x.int(part.material)
+                x.text("\" target=\"#material-"); x.int(part.material); x.text("\"/>\n")
             }
-            x.put("          </technique_common></bind_material>\n        </instance_geometry>\n      </node>\n")
+            x.text("          </technique_common></bind_material>\n        </instance_geometry>\n      </node>\n")
         }
-        if prepared.nodes.isEmpty { x.put("      <node id=\"node-0\" name=\"empty\" type=\"NODE\"/>\n") }
-        x.put("    </visual_scene>\n  </library_visual_scenes>\n")
-        x.put("  <scene><instance_visual_scene url=\"#scene\"/></scene>\n</COLLADA>\n")
+        if prepared.nodes.isEmpty { x.text("      <node id=\"node-0\" name=\"empty\" type=\"NODE\"/>\n") }
+        x.text("    </visual_scene>\n  </library_visual_scenes>\n")
+        x.text("  <scene><instance_visual_scene url=\"#scene\"/></scene>\n</COLLADA>\n")
         return x.finish()
     }
 
@@ -140,27 +140,26 @@ public enum DAEWriter {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private static func source(_ id: String, count: Int, params: StaticString, _ x: inout TextWriter,
-                               _ values: (inout TextWriter) -> Void) {
+    private static func source(_ id: String, count: Int, params: StaticString, _ x: inout TextBuffer,
+                               _ values: (inout TextBuffer) -> Void) {
         let stride = params.utf8CodeUnitCount
-        x.put("        <source id=\""); x.put(id); x.put("\">\n          <float_array id=\""); x.put(id)
-        x.put("-array\" count=\""); x.int(count * stride); x.put("\">\n")
+        x.text("        <source id=\""); x.text(id); x.text("\">\n          <float_array id=\""); x.text(id)
+        x.text("-array\" count=\""); x.int(count * stride); x.text("\">\n")
         values(&x)
-        x.put("          </float_array>\n          <technique_common><accessor source=\"#"); x.put(id)
-        x.put("-array\" count=\""); x.int(count); x.put("\" stride=\""); x.int(stride); x.put("\">")
+        x.text("          </float_array>\n          <technique_common><accessor source=\"#"); x.text(id)
+        x.text("-array\" count=\""); x.int(count); x.text("\" stride=\""); x.int(stride); x.text("\">")
         params.withUTF8Buffer { names in
             for b in names {
-                x.put("<param name=\""); x.byte(b); x.put("\" type=\"float\"/>")
+                x.text("<param name=\""); x.byte(b); x.text("\" type=\"float\"/>")
             }
         }
-        x.put("</accessor></technique_common>\n        </source>\n")
+        x.text("</accessor></technique_common>\n        </source>\n")
     }
 
-    private static let normalFormat = TextWriter.Fixed(decimals: 5)
-    private static let colorFormat = TextWriter.Fixed(decimals: 4)
+    private static let normalFormat = DecimalFormat(decimals: 5)
+    private static let colorFormat = DecimalFormat(decimals: 4)
 
-    private static func color(_ c: SIMD4<Float>, _ x: inout TextWriter) {
-        x.number(c.x, colorFormat); x.byte(32); x.number(c.y, colorFormat); x.byte(32)
-        x.number(c.z, colorFormat); x.byte(32); x.number(c.w, colorFormat)
+    private static func color(_ c: SIMD4<Float>, _ x: inout TextBuffer) {
+        x.numbers(c, colorFormat)
     }
 }

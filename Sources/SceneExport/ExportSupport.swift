@@ -1,19 +1,16 @@
+import Geometry
+import TextOutput
+
 // Shared pieces of the scene writers: the scene as the writers see it (sanitised, with only what is
 // drawn), transforms, colour conversion, fast binary and text output.
 
 // MARK: - Vector helpers
 
-@inline(__always) func dot3(_ a: SIMD3<Float>, _ b: SIMD3<Float>) -> Float { a.x * b.x + a.y * b.y + a.z * b.z }
-
-@inline(__always) func cross3(_ a: SIMD3<Float>, _ b: SIMD3<Float>) -> SIMD3<Float> {
-    SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
-}
-
 @inline(__always) func isFinite3(_ v: SIMD3<Float>) -> Bool { v.x.isFinite && v.y.isFinite && v.z.isFinite }
 
 /// `v` scaled to unit length, or nil when it has none (zero, subnormal or not finite).
 @inline(__always) func unit3(_ v: SIMD3<Float>) -> SIMD3<Float>? {
-    let l2 = dot3(v, v)
+    let l2 = dot(v, v)
     guard l2.isFinite, l2 > 1e-30 else { return nil }
     return v / l2.squareRoot()
 }
@@ -31,11 +28,11 @@ struct Affine {
         guard m.count == 16, m.allSatisfy({ $0.isFinite }) else { return nil }
         c0 = SIMD3(m[0], m[1], m[2]); c1 = SIMD3(m[4], m[5], m[6]); c2 = SIMD3(m[8], m[9], m[10])
         t = SIMD3(m[12], m[13], m[14])
-        let det = dot3(c0, cross3(c1, c2))
+        let det = dot(c0, cross(c1, c2))
         mirrors = det < 0
         let s: Float = mirrors ? -1 : 1
         // Columns of det·M⁻ᵀ are c1×c2, c2×c0, c0×c1; the sign keeps normals pointing the same way.
-        n0 = cross3(c1, c2) * s; n1 = cross3(c2, c0) * s; n2 = cross3(c0, c1) * s
+        n0 = cross(c1, c2) * s; n1 = cross(c2, c0) * s; n2 = cross(c0, c1) * s
         isIdentity = m == Node.identity
     }
 
@@ -209,7 +206,7 @@ struct PreparedScene {
         var k = 0
         while k + 2 < idx.count {
             let a = Int(idx[k]), b = Int(idx[k + 1]), c = Int(idx[k + 2])
-            let f = cross3(positions[b] - positions[a], positions[c] - positions[a])
+            let f = cross(positions[b] - positions[a], positions[c] - positions[a])
             sums[a] += f; sums[b] += f; sums[c] += f
             k += 3
         }
@@ -292,41 +289,6 @@ struct ColoredLayout {
     var vertexCount: Int { colors.count }
 }
 
-// MARK: - Colour conversion
-
-enum SRGB {
-    /// linear → sRGB-encoded at 4096 steps over 0...1, interpolated linearly between them (error < 1e-5
-    /// past the toe, exact on the linear toe), built once without any math library.
-    private static let table: [Float] = (0...4096).map { i in
-        let x = Double(i) / 4096
-        if x <= 0.0031308 { return Float(12.92 * x) }
-        let r = root12(x)
-        return Float(1.055 * r * r * r * r * r - 0.055)
-    }
-
-    /// x^(1/12) for x in (0, 1] by Newton's method from above (monotone, so it stops when it stalls).
-    private static func root12(_ x: Double) -> Double {
-        var y = 1.0
-        for _ in 0..<200 {
-            var y11 = y
-            for _ in 0..<10 { y11 *= y }
-            let next = y - (y11 * y - x) / (12 * y11)
-            if !(next < y) { break }
-            y = next
-        }
-        return y
-    }
-
-    /// Linear 0...1 (clamped) to sRGB-encoded 0...1 (the display space MTL, PLY and COLLADA colours use).
-    static func encode(_ linear: Float) -> Float {
-        let c = clamp01(linear) * 4096
-        let i = min(Int(c), 4095)
-        let f = c - Float(i)
-        return table[i] + (table[i + 1] - table[i]) * f
-    }
-
-    static func encode(_ c: SIMD4<Float>) -> SIMD4<Float> { SIMD4(encode(c.x), encode(c.y), encode(c.z), clamp01(c.w)) }
-}
 
 /// 0...1 to 0...255, rounded to nearest (adding ½ and truncating: no libm call).
 @inline(__always) func unorm8(_ x: Float) -> UInt8 { UInt8(clamp01(x) * 255 + 0.5) }
@@ -372,261 +334,84 @@ func makeBytes(count: Int, _ body: (inout RawCursor) -> Void) -> [UInt8] {
 
 // MARK: - Text output
 
-/// UTF-8 text built in a growable buffer, with fast number formatting (digits are produced by
-/// division by the constant 10 only, written backwards into place).
-struct TextWriter: ~Copyable {
-    private var base: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
-    private(set) var count = 0
+/// How numbers of one array (a mesh's coordinates, unit normals, colours) are written in OBJ, PLY
+/// and DAE: with a fixed number of decimals, so all get the same absolute precision and no
+/// per-number scaling is needed.
+struct DecimalFormat {
+    /// 0...9 decimals, or -1: fall back to `significant` digits per number.
+    let decimals: Int
+    let scale: Double
+    let significant: Int
 
-    init(capacity: Int) {
-        self.capacity = max(capacity, 256)
-        base = .allocate(capacity: self.capacity)
+    init(decimals: Int) {
+        self.decimals = min(max(decimals, 0), 9)
+        scale = TextBuffer.pow10(self.decimals)
+        significant = 6
     }
 
-    deinit { base.deallocate() }
-
-    /// The text written, as bytes.
-    consuming func finish() -> [UInt8] { [UInt8](UnsafeBufferPointer(start: base, count: count)) }
-
-    @inline(__always) private mutating func reserve(_ n: Int) { if count + n > capacity { grow(n) } }
-
-    @inline(never) private mutating func grow(_ n: Int) {
-        let newCapacity = max(capacity * 2, count + n)
-        let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        bigger.update(from: base, count: count)
-        base.deallocate()
-        base = bigger
-        capacity = newCapacity
-    }
-
-    @inline(__always) mutating func byte(_ b: UInt8) {
-        reserve(1)
-        base[count] = b
-        count += 1
-    }
-
-    @inline(__always) mutating func put(_ s: StaticString) {
-        let n = s.utf8CodeUnitCount
-        reserve(n)
-        let src = s.utf8Start
-        for i in 0..<n { base[count + i] = src[i] }
-        count += n
-    }
-    mutating func put(_ s: String) {
-        var s = s
-        s.withUTF8 { raw($0) }
-    }
-
-    private mutating func raw(_ b: UnsafeBufferPointer<UInt8>) {
-        guard let src = b.baseAddress, b.count > 0 else { return }
-        reserve(b.count)
-        (base + count).update(from: src, count: b.count)
-        count += b.count
-    }
-
-    /// Decimal digits of `v` (at most 20).
-    @inline(__always) private static func digitCount(_ v: UInt64) -> Int {
-        var n = 1
-        var limit: UInt64 = 10
-        while n < 20 && v >= limit { n += 1; limit &*= 10 }
-        return n
-    }
-
-    /// Writes `v` as `whole` digits (at least one, zero-padded) and, when `decimals` > 0, a point and
-    /// the last `decimals` digits as the fraction.
-    @inline(__always) private mutating func fixed(_ v: UInt64, wholeDigits: Int, decimals: Int) {
-        let total = wholeDigits + (decimals > 0 ? decimals + 1 : 0)
-        reserve(total)
-        var p = base + count + total
-        var rest = v
-        Self.backwards(&p, &rest, digits: decimals)
-        if decimals > 0 { p -= 1; p.pointee = 46 }
-        Self.backwards(&p, &rest, digits: wholeDigits)
-        count += total
-    }
-
-    /// "00" "01" … "99".
-    private static let pairs: StaticString =
-        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
-
-    /// Writes the last `digits` decimal digits of `rest` ending just before `p`, two at a time; moves
-    /// `p` back over them and divides them off `rest`.
-    @inline(__always) private static func backwards(_ p: inout UnsafeMutablePointer<UInt8>, _ rest: inout UInt64, digits: Int) {
-        let table = pairs.utf8Start
-        var left = digits
-        while left >= 2 {
-            let q = rest / 100
-            let r = Int(truncatingIfNeeded: rest &- q &* 100) &* 2
-            p -= 2
-            p[0] = table[r]; p[1] = table[r + 1]
-            rest = q
-            left -= 2
+    /// Enough decimals for `significant` digits of the largest magnitude; numbers far smaller than
+    /// 1e-4 (a scene in the wrong unit) fall back to significant digits per number.
+    init(magnitude: Float, significant: Int = 6) {
+        let a = Double(magnitude)
+        if a.isFinite && a >= 1e-4 && a < 1e9 {
+            decimals = min(max(significant - 1 - TextBuffer.decade(a), 0), 9)
+            scale = TextBuffer.pow10(decimals)
+        } else if a.isFinite && a >= 1e9 {
+            decimals = 0; scale = 1
+        } else {
+            decimals = -1; scale = 1
         }
-        if left == 1 {
-            let q = rest / 10
-            p -= 1
-            p.pointee = 48 &+ UInt8(truncatingIfNeeded: rest &- q &* 10)
-            rest = q
-        }
+        self.significant = significant
     }
+}
 
-    mutating func int(_ v: Int) {
-        if v < 0 { byte(45) }
-        let m = v.magnitude
-        fixed(UInt64(m), wholeDigits: Self.digitCount(UInt64(m)), decimals: 0)
+extension TextBuffer.Cursor {
+    /// `x` with `format`'s decimals, trailing zeros dropped ("0.25", "-3", "0").
+    @inline(__always)
+    mutating func number(_ x: Float, _ format: DecimalFormat) {
+        guard format.decimals >= 0 else { significant(x, digits: format.significant); return }
+        guard x.isFinite else { put(48); return }
+        guard Double(x.magnitude) < 1e9 else { significant(x, digits: 9); return }
+        rounded(x, scale: format.scale, decimals: format.decimals)
     }
+}
 
-    /// 10^k for k in 0...15, exact (a switch over literals: no array, so no retain or lazy-init check).
-    @inline(__always) fileprivate static func pow10(_ k: Int) -> Double {
-        switch k {
-        case 0: 1
-        case 1: 1e1
-        case 2: 1e2
-        case 3: 1e3
-        case 4: 1e4
-        case 5: 1e5
-        case 6: 1e6
-        case 7: 1e7
-        case 8: 1e8
-        case 9: 1e9
-        case 10: 1e10
-        case 11: 1e11
-        case 12: 1e12
-        case 13: 1e13
-        case 14: 1e14
-        default: 1e15
-        }
-    }
-
-    /// e with 10^e <= a < 10^(e+1), for 1e-4 <= a < 1e9.
-    @inline(__always) fileprivate static func decade(_ a: Double) -> Int {
-        if a < 1 {
-            return a < 1e-2 ? (a < 1e-3 ? -4 : -3) : (a < 1e-1 ? -2 : -1)
-        }
-        if a < 1e3 { return a < 1e1 ? 0 : (a < 1e2 ? 1 : 2) }
-        var e = 3
-        var limit = 1e4
-        while e < 8 && a >= limit { e += 1; limit *= 10 }
-        return e
-    }
-
-    /// `x` rounded to `significant` digits (1...9, clamped), without trailing zeros: plain notation from 1e-4
-    /// to below 1e9, else like "1.5e-7". Non-finite values are written as 0 (files must stay parseable).
-    mutating func number(_ x: Float, significant: Int = 6) {
-        guard x.isFinite, x != 0 else { byte(48); return }
-        let significant = min(max(significant, 1), 9)
-        let a = Double(x.magnitude)
-        if a >= 1e-4 && a < 1e9 {
-            let e = Self.decade(a)
-            var decimals = max(0, significant - 1 - e)
-            var m = UInt64(a * Self.pow10(decimals) + 0.5)
-            var whole = e < 0 ? 1 : e + 1
-            if m >= UInt64(Self.pow10(decimals + whole)) { whole += 1 }  // rounded up into the next decade
-            while decimals > 0 && m % 10 == 0 { m /= 10; decimals -= 1 }
-            if x < 0 { byte(45) }
-            fixed(m, wholeDigits: whole, decimals: decimals)
-            return
-        }
-        var e = 0
-        var y = a
-        while y >= 10 { y /= 10; e += 1 }
-        while y < 1 { y *= 10; e -= 1 }
-        var decimals = significant - 1
-        var m = UInt64(y * Self.pow10(decimals) + 0.5)
-        if m >= UInt64(Self.pow10(significant)) { m /= 10; e += 1 }
-        while decimals > 0 && m % 10 == 0 { m /= 10; decimals -= 1 }
-        if x < 0 { byte(45) }
-        fixed(m, wholeDigits: 1, decimals: decimals)
-        byte(101)
-        int(e)
-    }
-
-    /// 10^k for k in 0...19 as an integer.
-    @inline(__always) private static func pow10i(_ k: Int) -> UInt64 {
-        var r: UInt64 = 1
-        for _ in 0..<min(k, 19) { r &*= 10 }
-        return r
-    }
-
-    /// How numbers of one array (a mesh's coordinates, unit normals, colours) are written: with a fixed
-    /// number of decimals, so all get the same absolute precision and no per-number scaling is needed.
-    struct Fixed {
-        /// 0...9 decimals, or -1: fall back to `significant` digits per number.
-        let decimals: Int
-        let scale: Double
-        let significant: Int
-
-        init(decimals: Int) {
-            self.decimals = min(max(decimals, 0), 9)
-            scale = TextWriter.pow10(self.decimals)
-            significant = 6
-        }
-
-        /// Enough decimals for `significant` digits of the largest magnitude; numbers far smaller than
-        /// 1e-4 (a scene in the wrong unit) fall back to significant digits per number.
-        init(magnitude: Float, significant: Int = 6) {
-            let a = Double(magnitude)
-            if a.isFinite && a >= 1e-4 && a < 1e9 {
-                decimals = min(max(significant - 1 - TextWriter.decade(a), 0), 9)
-                scale = TextWriter.pow10(decimals)
-            } else if a.isFinite && a >= 1e9 {
-                decimals = 0; scale = 1
-            } else {
-                decimals = -1; scale = 1
-            }
-            self.significant = significant
-        }
-    }
+extension TextBuffer {
+    static let maxNumberBytes = Cursor.maxFloatBytes + 8
 
     /// `x` with `format`'s decimals, trailing zeros dropped ("0.25", "-3", "0").
-    mutating func number(_ x: Float, _ format: Fixed) {
-        guard format.decimals >= 0 else { number(x, significant: format.significant); return }
-        guard x.isFinite else { byte(48); return }
-        let a = Double(x.magnitude)
-        guard a < 1e9 else { number(x, significant: 9); return }
-        var m = UInt64(a * format.scale + 0.5)
-        if m == 0 { byte(48); return }
-        var decimals = format.decimals
-        while decimals > 0 && m % 10 == 0 { m /= 10; decimals -= 1 }
-        var whole = 1
-        var limit = Self.pow10i(decimals + 1)
-        while whole < 19 && m >= limit { whole += 1; limit &*= 10 }
-        if x < 0 { byte(45) }
-        fixed(m, wholeDigits: whole, decimals: decimals)
+    mutating func number(_ x: Float, _ format: DecimalFormat) {
+        withSpace(Self.maxNumberBytes) { $0.number(x, format) }
+    }
+
+    /// `a b c` with `format`.
+    mutating func numbers(_ v: SIMD3<Float>, _ format: DecimalFormat) {
+        withSpace(3 * Self.maxNumberBytes + 2) { cursor in
+            cursor.number(v.x, format); cursor.put(32); cursor.number(v.y, format); cursor.put(32); cursor.number(v.z, format)
+        }
+    }
+
+    /// `a b c d` with `format`.
+    mutating func numbers(_ v: SIMD4<Float>, _ format: DecimalFormat) {
+        withSpace(4 * Self.maxNumberBytes + 3) { cursor in
+            cursor.number(v.x, format); cursor.put(32); cursor.number(v.y, format); cursor.put(32)
+            cursor.number(v.z, format); cursor.put(32); cursor.number(v.w, format)
+        }
     }
 
     /// A JSON string literal.
-    mutating func jsonString(_ s: String) {
-        byte(34)
-        for b in s.utf8 {
-            switch b {
-            case 34: put("\\\"")
-            case 92: put("\\\\")
-            case 10: put("\\n")
-            case 13: put("\\r")
-            case 9: put("\\t")
-            case 0..<32:
-                put("\\u00")
-                byte((b >> 4) + 48)
-                let low = b & 15
-                byte(low < 10 ? 48 + low : 87 + low)
-            default: byte(b)
-            }
-        }
-        byte(34)
-    }
+    mutating func jsonString(_ s: String) { quoted(s, escapingControls: true) }
 
     /// Text for XML content or attribute values: markup characters escaped, control characters that
     /// XML 1.0 forbids written as spaces.
     mutating func xml(_ s: String) {
         for b in s.utf8 {
             switch b {
-            case 38: put("&amp;")
-            case 60: put("&lt;")
-            case 62: put("&gt;")
-            case 34: put("&quot;")
-            case 39: put("&apos;")
+            case 38: text("&amp;")
+            case 60: text("&lt;")
+            case 62: text("&gt;")
+            case 34: text("&quot;")
+            case 39: text("&apos;")
             case 9, 10, 13: byte(b)
             case 0..<32, 127: byte(32)
             default: byte(b)

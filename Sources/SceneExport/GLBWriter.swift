@@ -1,3 +1,5 @@
+import TextOutput
+
 /// glTF 2.0 binary (.glb): the format AR viewers on Android and the web load directly.
 ///
 /// Layout: a 12-byte header, a JSON chunk padded with spaces and a BIN chunk padded with zeros, both to
@@ -44,25 +46,25 @@ public enum GLBWriter {
             layouts.append(l)
         }
 
-        var j = TextWriter(capacity: 1024 + prepared.nodes.count * 200 + prepared.meshes.count * 400)
-        j.put("{\"asset\":{\"version\":\"2.0\",\"generator\":\"ProteinAR\"},\"scene\":0,\"scenes\":[{\"name\":")
+        var j = TextBuffer(capacity: 1024 + prepared.nodes.count * 200 + prepared.meshes.count * 400)
+        j.text("{\"asset\":{\"version\":\"2.0\",\"generator\":\"ProteinAR\"},\"scene\":0,\"scenes\":[{\"name\":")
         j.jsonString(prepared.name)
         if !prepared.nodes.isEmpty {
-            j.put(",\"nodes\":[")
+            j.text(",\"nodes\":[")
             for k in prepared.nodes.indices { if k > 0 { j.byte(44) }; j.int(k) }
             j.byte(93)
         }
-        j.put("}]")
+        j.text("}]")
 
         if !prepared.nodes.isEmpty {
-            j.put(",\"nodes\":[")
+            j.text(",\"nodes\":[")
             for (k, node) in prepared.nodes.enumerated() {
                 if k > 0 { j.byte(44) }
-                j.put("{\"name\":"); j.jsonString(node.name)
-                j.put(",\"mesh\":"); j.int(node.mesh)
+                j.text("{\"name\":"); j.jsonString(node.name)
+                j.text(",\"mesh\":"); j.int(node.mesh)
                 if !node.affine.isIdentity {
-                    j.put(",\"matrix\":[")
-                    for (i, v) in node.transform.enumerated() { if i > 0 { j.byte(44) }; j.put(v.description) }
+                    j.text(",\"matrix\":[")
+                    for (i, v) in node.transform.enumerated() { if i > 0 { j.byte(44) }; j.text(v.description) }
                     j.byte(93)
                 }
                 j.byte(125)
@@ -72,84 +74,84 @@ public enum GLBWriter {
 
         var accessorCount = 0
         if !prepared.meshes.isEmpty {
-            j.put(",\"meshes\":[")
+            j.text(",\"meshes\":[")
             for (m, mesh) in prepared.meshes.enumerated() {
                 if m > 0 { j.byte(44) }
-                j.put("{\"name\":"); j.jsonString(mesh.name); j.put(",\"primitives\":[")
+                j.text("{\"name\":"); j.jsonString(mesh.name); j.text(",\"primitives\":[")
                 let position = accessorCount, normal = accessorCount + 1
                 let color = layouts[m].color >= 0 ? accessorCount + 2 : -1
                 accessorCount += color >= 0 ? 3 : 2
                 for (p, part) in mesh.parts.enumerated() {
                     if p > 0 { j.byte(44) }
-                    j.put("{\"attributes\":{\"POSITION\":"); j.int(position)
-                    j.put(",\"NORMAL\":"); j.int(normal)
-                    if color >= 0 { j.put(",\"COLOR_0\":"); j.int(color) }
-                    j.put("},\"indices\":"); j.int(accessorCount)
+                    j.text("{\"attributes\":{\"POSITION\":"); j.int(position)
+                    j.text(",\"NORMAL\":"); j.int(normal)
+                    if color >= 0 { j.text(",\"COLOR_0\":"); j.int(color) }
+                    j.text("},\"indices\":"); j.int(accessorCount)
                     accessorCount += 1
-                    j.put(",\"material\":"); j.int(part.material); j.byte(125)
+                    j.text(",\"material\":"); j.int(part.material); j.byte(125)
                 }
-                j.put("]}")
+                j.text("]}")
             }
             j.byte(93)
         }
 
         if !prepared.materials.isEmpty {
-            j.put(",\"materials\":[")
+            j.text(",\"materials\":[")
             for (k, mat) in prepared.materials.enumerated() {
                 if k > 0 { j.byte(44) }
-                j.put("{\"name\":"); j.jsonString(mat.name)
-                j.put(",\"pbrMetallicRoughness\":{\"baseColorFactor\":[")
-                for i in 0..<4 { if i > 0 { j.byte(44) }; j.put(mat.baseColor[i].description) }
-                j.put("],\"metallicFactor\":"); j.put(mat.metallic.description)
-                j.put(",\"roughnessFactor\":"); j.put(mat.roughness.description)
-                j.put("},\"doubleSided\":false")
-                if mat.blend { j.put(",\"alphaMode\":\"BLEND\"") }
+                j.text("{\"name\":"); j.jsonString(mat.name)
+                j.text(",\"pbrMetallicRoughness\":{\"baseColorFactor\":[")
+                for i in 0..<4 { if i > 0 { j.byte(44) }; j.text(mat.baseColor[i].description) }
+                j.text("],\"metallicFactor\":"); j.text(mat.metallic.description)
+                j.text(",\"roughnessFactor\":"); j.text(mat.roughness.description)
+                j.text("},\"doubleSided\":false")
+                if mat.blend { j.text(",\"alphaMode\":\"BLEND\"") }
                 j.byte(125)
             }
             j.byte(93)
         }
 
         if !prepared.meshes.isEmpty {
-            j.put(",\"accessors\":[")
+            j.text(",\"accessors\":[")
             var first = true
             // (no nested helper captures `j`: a captured non-copyable value could not be consumed later)
             func exact(_ v: Float) -> String { Double(v).description }  // parses back to the very float
             for (mesh, l) in zip(prepared.meshes, layouts) {
                 let n = mesh.vertexCount
                 if !first { j.byte(44) }; first = false
-                j.put("{\"bufferView\":"); j.int(l.position)
-                j.put(",\"componentType\":5126,\"count\":"); j.int(n)
-                j.put(",\"type\":\"VEC3\",\"min\":[")
-                j.put(exact(l.min.x)); j.byte(44); j.put(exact(l.min.y)); j.byte(44); j.put(exact(l.min.z))
-                j.put("],\"max\":[")
-                j.put(exact(l.max.x)); j.byte(44); j.put(exact(l.max.y)); j.byte(44); j.put(exact(l.max.z))
-                j.put("]}")
+                j.text("{\"bufferView\":"); j.int(l.position)
+                j.text(",\"componentType\":5126,\"count\":"); j.int(n)
+                j.text(",\"type\":\"VEC3\",\"min\":[")
+                j.text(exact(l.min.x)); j.byte(44); j.text(exact(l.min.y)); j.byte(44); j.text(exact(l.min.z))
+                j.text("],\"max\":[")
+                j.text(exact(l.max.x)); j.byte(44); j.text(exact(l.max.y)); j.byte(44); j.text(exact(l.max.z))
+                j.text("]}")
                 if !first { j.byte(44) }; first = false
-                j.put("{\"bufferView\":"); j.int(l.normal)
-                j.put(",\"componentType\":5126,\"count\":"); j.int(n); j.put(",\"type\":\"VEC3\"}")
+                j.text("{\"bufferView\":"); j.int(l.normal)
+                j.text(",\"componentType\":5126,\"count\":"); j.int(n); j.text(",\"type\":\"VEC3\"}")
                 if l.color >= 0 {
                     if !first { j.byte(44) }; first = false
-                    j.put("{\"bufferView\":"); j.int(l.color)
-                    j.put(",\"componentType\":5121,\"normalized\":true,\"count\":"); j.int(n); j.put(",\"type\":\"VEC4\"}")
+                    j.text("{\"bufferView\":"); j.int(l.color)
+                    j.text(",\"componentType\":5121,\"normalized\":true,\"count\":"); j.int(n); j.text(",\"type\":\"VEC4\"}")
                 }
                 let size = l.wideIndices ? 4 : 2
                 for part in mesh.parts {
                     if !first { j.byte(44) }; first = false
-                    j.put("{\"bufferView\":"); j.int(l.index)
-                    j.put(",\"byteOffset\":"); j.int(part.triangles.lowerBound * 3 * size)
-                    j.put(",\"componentType\":"); j.int(l.wideIndices ? 5125 : 5123)
-                    j.put(",\"count\":"); j.int(part.triangles.count * 3); j.put(",\"type\":\"SCALAR\"}")
+                    j.text("{\"bufferView\":"); j.int(l.index)
+                    j.text(",\"byteOffset\":"); j.int(part.triangles.lowerBound * 3 * size)
+                    j.text(",\"componentType\":"); j.int(l.wideIndices ? 5125 : 5123)
+                    j.text(",\"count\":"); j.int(part.triangles.count * 3); j.text(",\"type\":\"SCALAR\"}")
                 }
             }
             j.byte(93)
-            j.put(",\"bufferViews\":[")
+            j.text(",\"bufferViews\":[")
             for (k, v) in views.enumerated() {
                 if k > 0 { j.byte(44) }
-                j.put("{\"buffer\":0,\"byteOffset\":"); j.int(v.offset)
-                j.put(",\"byteLength\":"); j.int(v.length)
-                j.put(",\"target\":"); j.int(v.target); j.byte(125)
+                j.text("{\"buffer\":0,\"byteOffset\":"); j.int(v.offset)
+                j.text(",\"byteLength\":"); j.int(v.length)
+                j.text(",\"target\":"); j.int(v.target); j.byte(125)
             }
-            j.put("],\"buffers\":[{\"byteLength\":"); j.int(binLength); j.put("}]")
+            j.text("],\"buffers\":[{\"byteLength\":"); j.int(binLength); j.text("}]")
         }
         j.byte(125)
         while j.count % 4 != 0 { j.byte(32) }

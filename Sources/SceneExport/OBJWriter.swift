@@ -1,3 +1,5 @@
+import TextOutput
+
 /// Wavefront OBJ with its MTL material library, for 3D tools that read nothing newer.
 ///
 /// OBJ has no instancing, so every node's mesh is baked: positions go through the node's transform,
@@ -23,20 +25,20 @@ public enum OBJWriter {
         let withColors = prepared.meshes.contains { !$0.colors.isEmpty }
         let materialNames = uniqueNames(prepared.materials.map { tokenName($0.name, fallback: "material") })
 
-        var mtl = TextWriter(capacity: 256 + prepared.materials.count * 200)
-        mtl.put("# ProteinAR MTL: colours are sRGB-encoded (the scene's are linear)\n")
+        var mtl = TextBuffer(capacity: 256 + prepared.materials.count * 200)
+        mtl.text("# ProteinAR MTL: colours are sRGB-encoded (the scene's are linear)\n")
         for (k, mat) in prepared.materials.enumerated() {
             let c = SRGB.encode(mat.baseColor)
             let specular = SRGB.encode(SIMD4(repeating: 0.04) * (1 - mat.metallic) + mat.baseColor * mat.metallic)
             let shine = (1 - mat.roughness) * (1 - mat.roughness) * 1000
-            mtl.put("\nnewmtl "); mtl.put(materialNames[k])
-            mtl.put("\nKa 0 0 0\nKd "); rgb(c, &mtl)
-            mtl.put("\nKs "); rgb(specular, &mtl)
-            mtl.put("\nNs "); mtl.number(shine, significant: 4)
-            mtl.put("\nd "); mtl.number(c.w, significant: 4)
-            mtl.put("\nPr "); mtl.number(mat.roughness, significant: 4)
-            mtl.put("\nPm "); mtl.number(mat.metallic, significant: 4)
-            mtl.put("\nillum 2\n")
+            mtl.text("\nnewmtl "); mtl.text(materialNames[k])
+            mtl.text("\nKa 0 0 0\nKd "); rgb(c, &mtl)
+            mtl.text("\nKs "); rgb(specular, &mtl)
+            mtl.text("\nNs "); mtl.significant(shine, digits: 4)
+            mtl.text("\nd "); mtl.significant(c.w, digits: 4)
+            mtl.text("\nPr "); mtl.significant(mat.roughness, digits: 4)
+            mtl.text("\nPm "); mtl.significant(mat.metallic, digits: 4)
+            mtl.text("\nillum 2\n")
         }
 
         let layouts: [ColoredLayout?] = prepared.meshes.map { withColors ? ColoredLayout($0, materials: prepared.materials) : nil }
@@ -48,9 +50,9 @@ public enum OBJWriter {
             let v = layouts[node.mesh]?.vertexCount ?? mesh.vertexCount
             estimate += v * (withColors ? 100 : 76) + mesh.drawnTriangleCount * 40 + 64
         }
-        var obj = TextWriter(capacity: estimate)
-        obj.put("# ProteinAR OBJ: "); obj.put(tokenName(prepared.name, fallback: "scene"))
-        obj.put("\nmtllib "); obj.put(mtlFileName); obj.byte(10)
+        var obj = TextBuffer(capacity: estimate)
+        obj.text("# ProteinAR OBJ: "); obj.text(tokenName(prepared.name, fallback: "scene"))
+        obj.text("\nmtllib "); obj.text(mtlFileName); obj.byte(10)
 
         var base = 1  // OBJ indices are 1-based and global
         var world: [SIMD3<Float>] = []
@@ -58,7 +60,7 @@ public enum OBJWriter {
             let mesh = prepared.meshes[node.mesh]
             let layout = layouts[node.mesh]
             let name = tokenName(node.name, fallback: "node")
-            obj.put("o "); obj.put(name); obj.put("\ng "); obj.put(name); obj.byte(10)
+            obj.text("o "); obj.text(name); obj.text("\ng "); obj.text(name); obj.byte(10)
             let a = node.affine
             let count = layout?.vertexCount ?? mesh.vertexCount
             world.removeAll(keepingCapacity: true)
@@ -68,12 +70,12 @@ public enum OBJWriter {
                 magnitude = max(magnitude, abs(p.x), abs(p.y), abs(p.z))
                 world.append(p)
             }
-            let pointFormat = TextWriter.Fixed(magnitude: magnitude)
+            let pointFormat = DecimalFormat(magnitude: magnitude)
             let source = layout?.sourceVertex
             let colors = displayColors[node.mesh]
             for k in 0..<count {
                 let i = source.map { Int($0[k]) } ?? k
-                obj.put("v "); xyz(world[i], pointFormat, &obj)
+                obj.text("v "); xyz(world[i], pointFormat, &obj)
                 if !colors.isEmpty {
                     obj.byte(32); rgb(colors[k], &obj)
                 }
@@ -82,17 +84,17 @@ public enum OBJWriter {
             for k in 0..<count {
                 let i = source.map { Int($0[k]) } ?? k
                 let n = a.isIdentity ? mesh.normals[i] : a.normal(mesh.normals[i])
-                obj.put("vn "); xyz(n, Self.normalFormat, &obj); obj.byte(10)
+                obj.text("vn "); xyz(n, Self.normalFormat, &obj); obj.byte(10)
             }
             let indices = layout?.indices ?? mesh.indices
             let ranges = layout?.triangleRanges ?? mesh.parts.map(\.triangles)
             for (part, range) in zip(mesh.parts, ranges) {
-                obj.put("usemtl "); obj.put(materialNames[part.material]); obj.byte(10)
+                obj.text("usemtl "); obj.text(materialNames[part.material]); obj.byte(10)
                 for t in range {
                     let i0 = Int(indices[3 * t]) + base
                     var i1 = Int(indices[3 * t + 1]) + base, i2 = Int(indices[3 * t + 2]) + base
                     if a.mirrors { swap(&i1, &i2) }
-                    obj.put("f "); corner(i0, &obj); obj.byte(32); corner(i1, &obj); obj.byte(32); corner(i2, &obj)
+                    obj.text("f "); corner(i0, &obj); obj.byte(32); corner(i1, &obj); obj.byte(32); corner(i2, &obj)
                     obj.byte(10)
                 }
             }
@@ -101,18 +103,21 @@ public enum OBJWriter {
         return (obj.finish(), mtl.finish())
     }
 
-    private static let normalFormat = TextWriter.Fixed(decimals: 5)
-    private static let colorFormat = TextWriter.Fixed(decimals: 4)
+    private static let normalFormat = DecimalFormat(decimals: 5)
+    private static let colorFormat = DecimalFormat(decimals: 4)
 
-    @inline(__always) private static func xyz(_ p: SIMD3<Float>, _ format: TextWriter.Fixed, _ out: inout TextWriter) {
-        out.number(p.x, format); out.byte(32); out.number(p.y, format); out.byte(32); out.number(p.z, format)
+    @inline(__always) private static func xyz(_ p: SIMD3<Float>, _ format: DecimalFormat, _ out: inout TextBuffer) {
+        out.numbers(p, format)
     }
 
-    @inline(__always) private static func rgb(_ c: SIMD4<Float>, _ out: inout TextWriter) {
+    @inline(__always) private static func rgb(_ c: SIMD4<Float>, _ out: inout TextBuffer) {
         xyz(SIMD3(c.x, c.y, c.z), colorFormat, &out)
     }
 
-    @inline(__always) private static func corner(_ i: Int, _ out: inout TextWriter) {
-        out.int(i); out.byte(47); out.byte(47); out.int(i)
+    @inline(__always) private static func corner(_ i: Int, _ out: inout TextBuffer) {
+        out.withSpace(44) { cursor in
+            cursor.unsigned(UInt64(i.magnitude), negative: i < 0); cursor.put(47); cursor.put(47)
+            cursor.unsigned(UInt64(i.magnitude), negative: i < 0)
+        }
     }
 }

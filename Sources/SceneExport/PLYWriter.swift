@@ -1,3 +1,5 @@
+import TextOutput
+
 /// Binary little-endian PLY, for MeshLab, CloudCompare and point/mesh tools: coloured vertices and faces.
 ///
 /// Vertices are `float x y z nx ny nz` and `uchar red green blue alpha`; faces a `uchar` count with
@@ -14,15 +16,15 @@ public enum PLYWriter {
             vertices += layouts[node.mesh].vertexCount
             faces += prepared.meshes[node.mesh].drawnTriangleCount
         }
-        var h = TextWriter(capacity: 512)
-        h.put("ply\nformat binary_little_endian 1.0\ncomment ProteinAR ")
-        h.put(tokenName(prepared.name, fallback: "scene"))
-        h.put("\nelement vertex "); h.int(vertices)
-        h.put("\nproperty float x\nproperty float y\nproperty float z")
-        h.put("\nproperty float nx\nproperty float ny\nproperty float nz")
-        h.put("\nproperty uchar red\nproperty uchar green\nproperty uchar blue\nproperty uchar alpha")
-        h.put("\nelement face "); h.int(faces)
-        h.put("\nproperty list uchar uint vertex_indices\nend_header\n")
+        var h = TextBuffer(capacity: 512)
+        h.text("ply\nformat binary_little_endian 1.0\ncomment ProteinAR ")
+        h.text(tokenName(prepared.name, fallback: "scene"))
+        h.text("\nelement vertex "); h.int(vertices)
+        h.text("\nproperty float x\nproperty float y\nproperty float z")
+        h.text("\nproperty float nx\nproperty float ny\nproperty float nz")
+        h.text("\nproperty uchar red\nproperty uchar green\nproperty uchar blue\nproperty uchar alpha")
+        h.text("\nelement face "); h.int(faces)
+        h.text("\nproperty list uchar uint vertex_indices\nend_header\n")
         let header = h.finish()
 
         // sRGB bytes per layout vertex, computed once per mesh rather than once per instance.

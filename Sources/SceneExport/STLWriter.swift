@@ -1,3 +1,5 @@
+import Geometry
+
 /// Binary STL, for slicers and printing services: triangles only, no colour, no instancing.
 ///
 /// An 80-byte header (starting "ProteinAR", never "solid", which would make readers take it for ASCII
@@ -34,7 +36,7 @@ public enum STLWriter {
                             let p0 = world[Int(idx[3 * t])]
                             var p1 = world[Int(idx[3 * t + 1])], p2 = world[Int(idx[3 * t + 2])]
                             if a.mirrors { swap(&p1, &p2) }
-                            out.vec3(unit3(cross3(p1 - p0, p2 - p0)) ?? .zero)
+                            out.vec3(unit3(cross(p1 - p0, p2 - p0)) ?? .zero)
                             out.vec3(p0); out.vec3(p1); out.vec3(p2)
                             out.u16(0)
                         }

@@ -1,3 +1,4 @@
+import TextOutput
 /// Writes a `TriangleScene` as a USDZ package for AR Quick Look (and any USD reader): a zip with
 /// no compression whose one file, `scene.usda`, is the root layer, in USD's text format (accepted
 /// by Pixar's ARKit compliance rules since OpenUSD 24.x dropped the "root layer must be usdc" rule,
@@ -207,12 +208,12 @@ struct USDFaceGroups {
 struct USDSceneEncoder {
     let scene: PreparedScene
     let options: USDZWriter.Options
-    var out: USDATextWriter
+    var out: TextBuffer
     var table: USDMaterialTable
     let rootName: String
 
     /// Three decimals turn a unit normal by at most about 0.05°.
-    static let normalFormat = USDATextWriter.Fixed(decimals: 3)
+    static let normalFormat = TextBuffer.USDAFixed(decimals: 3)
 
     /// `leadingSpace` zero bytes come before the layer's text in `encode()`'s result.
     init(scene source: TriangleScene, options: USDZWriter.Options, leadingSpace: Int = 0) {
@@ -222,8 +223,8 @@ struct USDSceneEncoder {
         rootName = USDNameScope.identifier(scene.name, fallback: "scene")
         var estimate = 4096 + 256 * scene.nodes.count
         for mesh in scene.meshes { estimate += mesh.vertexCount * 64 + mesh.drawnTriangleCount * 32 }
-        out = USDATextWriter(reservingCapacity: leadingSpace + estimate)
-        out.zeros(leadingSpace)
+        out = TextBuffer(capacity: leadingSpace + estimate)
+        out.repeated(0, leadingSpace)
     }
 
     private var materialsPath: [String] { [rootName, "Materials"] }
@@ -292,7 +293,7 @@ struct USDSceneEncoder {
 
         writeMaterials(firstChild: firstChild)
         out.text("}\n")
-        return out.bytes
+        return out.finish()
     }
 
     private mutating func writeTransform(_ m: [Float], level: Int) {
@@ -306,7 +307,7 @@ struct USDSceneEncoder {
             out.byte(0x28)
             for c in 0..<4 {
                 if c > 0 { out.text(", ") }
-                out.general(m[4 * r + c])
+                out.shortest(m[4 * r + c])
             }
             out.byte(0x29)
         }
@@ -327,7 +328,7 @@ struct USDSceneEncoder {
         let magnitude = Double(pointwiseMax(-lo, hi).max())   // largest |coordinate|
         // Steps of at most 2·10⁻⁵ of the largest coordinate (0.001 Å for a 100 Å protein) are far below
         // what a screen shows, and each dropped digit shortens the file the phone downloads.
-        let pointFormat = USDATextWriter.Fixed(magnitude: magnitude > 0 ? magnitude : 1, relative: 2e-5)
+        let pointFormat = TextBuffer.USDAFixed(magnitude: magnitude > 0 ? magnitude : 1, relative: 2e-5)
 
         out.beginBoundPrim("Mesh", meshName, level: level)
         let inner = level + 1
@@ -430,20 +431,9 @@ struct USDSceneEncoder {
             out.text("color3f inputs:diffuseColor = ")
             out.tuple3(m.color)
             out.newline()
-            out.indent(4)
-            out.text("float inputs:metallic = ")
-            out.general(m.metallic)
-            out.newline()
-            if m.opacity < 1 {
-                out.indent(4)
-                out.text("float inputs:opacity = ")
-                out.general(m.opacity)
-                out.newline()
-            }
-            out.indent(4)
-            out.text("float inputs:roughness = ")
-            out.general(m.roughness)
-            out.newline()
+            out.floatInput("metallic", m.metallic, level: 4)
+            if m.opacity < 1 { out.floatInput("opacity", m.opacity, level: 4) }
+            out.floatInput("roughness", m.roughness, level: 4)
             out.line(4, "token outputs:surface")
             out.line(3, "}")
             out.line(2, "}")

@@ -1,4 +1,5 @@
 import Foundation
+import Geometry
 import SceneExport
 
 /// How `SoftwareRenderer` draws a scene.
@@ -44,7 +45,7 @@ public enum SoftwareRenderer {
         let az = options.azimuth * .pi / 180, el = options.elevation * .pi / 180
         let back = SIMD3<Float>(sin(az) * cos(el), sin(el), cos(az) * cos(el))
         var right = cross(SIMD3<Float>(0, 1, 0), back)
-        right = lengthOf(right) > 1e-6 ? normalized(right) : SIMD3<Float>(1, 0, 0)
+        right = length(right) > 1e-6 ? normalized(right) : SIMD3<Float>(1, 0, 0)
         let up = cross(back, right)
 
         // View-space coordinates: x right, y up, depth = distance in front of the viewer plane (larger = farther).
@@ -143,7 +144,7 @@ public enum SoftwareRenderer {
             let i0 = Int(tris[3 * t]), i1 = Int(tris[3 * t + 1]), i2 = Int(tris[3 * t + 2])
             let b1 = bary1[k], b2 = bary2[k], b0 = 1 - b1 - b2
             var n = viewNormals[i0] * b0 + viewNormals[i1] * b1 + viewNormals[i2] * b2
-            let nl = lengthOf(n)
+            let nl = length(n)
             n = nl > 1e-12 ? n / nl : SIMD3<Float>(0, 0, 1)
             if n.z < 0 { n = -n }  // two-sided: the face towards the viewer
             surfaceNormal[k] = n
@@ -154,7 +155,7 @@ public enum SoftwareRenderer {
         }
 
         // Screen-space ambient occlusion from the depth buffer.
-        let diameter = lengthOf(extent)
+        let diameter = length(extent)
         var occlusion = [Float](repeating: 1, count: options.ambientOcclusion ? pixels : 0)
         if options.ambientOcclusion {
             let radiusWorld = 0.035 * diameter
@@ -314,7 +315,7 @@ struct Geometry {
                 positions.append(c0 * p.x + c1 * p.y + c2 * p.z + tr)
                 let q = i < mesh.normals.count ? mesh.normals[i] : SIMD3<Float>(0, 0, 1)
                 let w = c0 * q.x + c1 * q.y + c2 * q.z
-                let l = lengthOf(w)
+                let l = length(w)
                 normals.append(l > 1e-12 && l.isFinite ? w / l : SIMD3(0, 0, 1))
                 if hasColors {
                     let c = mesh.colors[i]
@@ -338,12 +339,6 @@ struct Geometry {
     }
 }
 
-@inline(__always) func dot(_ a: SIMD3<Float>, _ b: SIMD3<Float>) -> Float { a.x * b.x + a.y * b.y + a.z * b.z }
-@inline(__always) func cross(_ a: SIMD3<Float>, _ b: SIMD3<Float>) -> SIMD3<Float> {
-    SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
-}
-@inline(__always) func lengthOf(_ a: SIMD3<Float>) -> Float { dot(a, a).squareRoot() }
-@inline(__always) func normalized(_ a: SIMD3<Float>) -> SIMD3<Float> { a / lengthOf(a) }
 @inline(__always) func clamp01(_ x: Float) -> Float { x.isNaN ? 0 : min(max(x, 0), 1) }
 
 /// Linear 0...1 to an 8-bit sRGB value.

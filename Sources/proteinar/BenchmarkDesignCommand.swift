@@ -3,6 +3,7 @@ import Foundation
 import MoleculeLibrary
 import MoleculeMesh
 import ProteinDesign
+import SceneExport
 
 /// Times the builder in this process: designs of about 50, 200 and 1,000 residues, built and
 /// checked (coil search included), then exported as a cartoon USDZ; `scripts/benchmark-design` runs it.

@@ -3,6 +3,7 @@ import Foundation
 import Molecule
 import MoleculeLibrary
 import ProteinDesign
+import SceneExport
 
 struct BuildCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -53,7 +54,7 @@ struct BuildCommand: ParsableCommand {
             guard let format = ModelFormat(rawValue: ext), format != .mtl else {
                 throw CLIError("\(output): unknown output format '\(ext)'; accepted: pdb, cif, usdz, glb, obj, stl, dae, ply")
             }
-            bytes = try LibraryService.encode(design, as: format)
+            bytes = try LibraryService.encode(design, as: ModelRequest(format: format))
         }
         try writeFile(bytes, to: output)
         FileHandle.standardError.write(Data("wrote \(output) (\(bytes.count) bytes)\n".utf8))

@@ -21,9 +21,7 @@ struct ConvertCommand: ParsableCommand {
         guard let format = ModelFormat(rawValue: ext), format != .mtl else {
             throw CLIError("\(output): unknown output format '\(ext)'; accepted: \(formats.map(\.rawValue).joined(separator: ", "))")
         }
-        guard trueScale || (size > 0 && size.isFinite) else { throw CLIError("--size must be a positive number of metres") }
-        var options = try scene.sceneOptions(maxTriangles: maxTriangles)
-        options.size = trueScale ? nil : size
+        let options = try scene.sceneOptions(maxTriangles: maxTriangles, more: trueScale ? ["true-scale": "1"] : ["size": String(size)])
         try checkWritable(output)
         let (built, report) = try scene.buildScene(options, progress: progress)
         progress("\(report.triangles) triangles (\(report.summary)); writing \(ext.uppercased())")

@@ -80,7 +80,7 @@ struct LibraryCommand: AsyncParsableCommand {
         func run() async throws {
             guard (1...500).contains(limit) else { throw CLIError("--limit must be 1 to 500") }
             let service = try await openOrFail(library)
-            let page = try await service.store.molecules(MoleculeQuery(text: filter, limit: limit, order: .id))
+            let page = try await service.molecules(MoleculeQuery(text: filter, limit: limit, order: .id))
             if page.molecules.isEmpty { print(filter == nil ? "The library is empty." : "No molecule matches '\(filter ?? "")'.") }
             for m in page.molecules {
                 print("\(m.id)\t\(m.source)\t\(m.atoms) atoms\t\(m.title)")

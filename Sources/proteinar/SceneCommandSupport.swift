@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Molecule
+import MoleculeLibrary
 import MoleculeMesh
 import SceneExport
 
@@ -16,22 +17,28 @@ struct SceneArguments: ParsableArguments {
     @Option(help: "Hide groups: water, hydrogens, ligands (comma-separated).") var hide = "water"
     @Option(help: "Build biological assembly N.") var assembly: String?
 
-    /// The scene options, every value checked so that a typo fails before any work.
-    func sceneOptions(maxTriangles: Int) throws -> MoleculeSceneOptions {
-        guard maxTriangles > 0 else { throw CLIError("--max-triangles must be positive") }
-        var options = MoleculeSceneOptions()
+    /// The options as the model codec names them (`ModelRequest.Option`), with `more` added.
+    func parameters(_ more: [String: String] = [:]) -> [String: String] {
+        var out = more
+        out["style"] = style
+        out["hide"] = hide
+        out["color"] = color
+        out["select"] = select
+        out["highlight"] = highlight
+        out["assembly"] = assembly
+        return out
+    }
+
+    /// The scene options, every value checked by the model codec so that a typo fails before any work.
+    func sceneOptions(maxTriangles: Int, more: [String: String] = [:]) throws -> MoleculeSceneOptions {
         do {
-            options.representation = try Representation(argument: style)
-            options.colorScheme = try color.map { try ColorScheme(argument: $0) }
-            options.hide = try HiddenGroup.parse(hide)
-            if let select { _ = try Selection(parsing: select) }
-            if let highlight { _ = try Selection(parsing: highlight) }
-        } catch { throw CLIError("\(error)") }
-        options.selection = select
-        options.highlight = highlight
-        options.assembly = assembly
-        options.maxTriangles = maxTriangles
-        return options
+            return try ModelRequest.sceneOptions(parameters(more.merging(["max-triangles": String(maxTriangles)]) { a, _ in a }),
+                                                 limits: .commandLine)
+        } catch {
+            // The codec names options as URLs do ("size '0': …"); here they are flags ("--size '0': …").
+            let named = ModelRequest.Option.allCases.contains { error.description.hasPrefix($0.rawValue + " '") }
+            throw CLIError((named ? "--" : "") + error.description)
+        }
     }
 
     /// Reads the input and builds the scene, reporting progress and level-of-detail decisions.

@@ -1,3 +1,4 @@
+import MeshChecks
 import Testing
 @testable import MoleculeMesh
 import Molecule
@@ -31,7 +32,7 @@ struct AtomicRepresentationsTests {
         let ctx = try MeshFixtures.context1AKE(detail: detail)
         let mesh = rep.build(ctx)
         #expect(mesh.triangleCount > 0)
-        #expect(MeshFixtures.problems(mesh).isEmpty)
+        #expect(meshProblems(mesh).isEmpty)
         #expect(mesh.triangleCount <= rep.estimate(ctx))
         #expect(mesh.triangleCount == rep.estimate(ctx))  // exact, for 1AKE (no zero-length bonds)
     }

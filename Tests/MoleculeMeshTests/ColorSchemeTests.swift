@@ -1,21 +1,22 @@
 import Testing
 @testable import MoleculeMesh
 import Molecule
+import SceneExport
 
 @Suite("Colour schemes")
 struct ColorSchemeTests {
     @Test func linearConversionMatchesKnownValues() {
-        #expect(abs(ColorMath.linearComponent(0) - 0) < 1e-12)
-        #expect(abs(ColorMath.linearComponent(1) - 1) < 1e-12)
-        #expect(abs(ColorMath.linearComponent(0.5) - 0.21404114048223255) < 1e-9)
-        #expect(abs(ColorMath.linearComponent(0x90 / 255.0) - 0.27889426347681034) < 1e-9)
-        #expect(abs(ColorMath.linearComponent(0.02) - 0.02 / 12.92) < 1e-12)
+        #expect(abs(SRGB.linearComponent(0) - 0) < 1e-12)
+        #expect(abs(SRGB.linearComponent(1) - 1) < 1e-12)
+        #expect(abs(SRGB.linearComponent(0.5) - 0.21404114048223255) < 1e-9)
+        #expect(abs(SRGB.linearComponent(0x90 / 255.0) - 0.27889426347681034) < 1e-9)
+        #expect(abs(SRGB.linearComponent(0.02) - 0.02 / 12.92) < 1e-12)
     }
 
     @Test func jmolElementColours() {
         func expectColor(_ e: Element, _ hex: UInt32) {
             let c = ColorMath.elementColors[Int(e.atomicNumber)]
-            let want = ColorMath.linear(hex: hex)
+            let want = SRGB.linear(hex: hex)
             #expect(c == want, "\(e)")
         }
         expectColor(.carbon, 0x909090)
@@ -68,8 +69,8 @@ struct ColorSchemeTests {
         let ss = s.secondaryStructure()
         let colors = ColorScheme.secondaryStructure.atomColors(for: m, in: s, secondaryStructure: ss)
         let helix = ss.firstIndex(of: .alphaHelix)!, strand = ss.firstIndex(of: .strand)!
-        #expect(colors[m.residues[helix].atomStart.asInt] == ColorMath.linear(hex: 0xFF0080))
-        #expect(colors[m.residues[strand].atomStart.asInt] == ColorMath.linear(hex: 0xFFC800))
+        #expect(colors[m.residues[helix].atomStart.asInt] == SRGB.linear(hex: 0xFF0080))
+        #expect(colors[m.residues[strand].atomStart.asInt] == SRGB.linear(hex: 0xFFC800))
 
         let rainbow = ColorScheme.rainbow.atomColors(for: m, in: s, secondaryStructure: ss)
         let chain = m.chains[0]

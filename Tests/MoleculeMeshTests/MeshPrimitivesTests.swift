@@ -1,3 +1,5 @@
+import Geometry
+import MeshChecks
 import Testing
 @testable import MoleculeMesh
 import SceneExport
@@ -11,7 +13,7 @@ struct MeshPrimitivesTests {
         let mesh = b.build(name: "s")
         #expect(mesh.triangleCount == MeshPrimitives.sphereTriangles(detail: detail))
         #expect(mesh.vertexCount == MeshPrimitives.sphereVertices(detail: detail))
-        #expect(MeshFixtures.problems(mesh).isEmpty)
+        #expect(meshProblems(mesh).isEmpty)
         #expect(windsOutward(mesh))
         for (p, n) in zip(mesh.positions, mesh.normals) {
             #expect(abs(((p - center) * (p - center)).sum().squareRoot() - 1.5) < 1e-4)
@@ -39,7 +41,7 @@ struct MeshPrimitivesTests {
             let mesh = two.build(name: "c")
             #expect(mesh.triangleCount == MeshPrimitives.bondTriangles(detail: detail, sameColor: false))
             #expect(mesh.vertexCount == MeshPrimitives.bondVertices(detail: detail, sameColor: false))
-            #expect(MeshFixtures.problems(mesh).isEmpty)
+            #expect(meshProblems(mesh).isEmpty)
             #expect(windsOutward(mesh))
             let axis = direction / (direction * direction).sum().squareRoot()
             for (k, p) in mesh.positions.enumerated() {

@@ -3,6 +3,7 @@ import Library
 import MoleculeLibrary
 import PDBArchive
 import SceneExport
+import RoomModels
 import SketchRooms
 import Testing
 

@@ -4,11 +4,7 @@ extension Structure {
     /// chains for PDB files) it names. Copies are named "A-2" (chain A under operator 2); a single
     /// identity copy keeps the original names.
     public func expandingAssembly(_ id: String, modelIndex: Int = 0, maximumAtoms: Int = 100_000_000) throws -> Structure {
-        guard let assembly = assemblies.first(where: { $0.id == id }) else {
-            let known = assemblies.map(\.id)
-            throw AssemblyError(message: known.isEmpty ? "the file defines no assemblies"
-                                : "no assembly '\(id)'; the file defines \(known.joined(separator: ", "))")
-        }
+        let assembly = try assembly(id)
         guard modelIndex < models.count else { throw AssemblyError(message: "the file has no model \(modelIndex + 1)") }
         let source = models[modelIndex]
         var out = Model(number: source.number)
@@ -31,11 +27,7 @@ extension Structure {
         for g in assembly.generators {
             let set = Set(g.chainIDs)
             for sequence in g.operatorSequences {
-                var op = SymmetryOperator.identity(id: "")
-                for name in sequence.reversed() {
-                    guard let next = operators[name] else { throw AssemblyError(message: "operator '\(name)' is not defined") }
-                    op = next.composed(after: op)
-                }
+                let op = try composedOperator(sequence)
                 let r = op.rotation.map(Float.init)
                 let t = SIMD3<Float>(Float(op.translation.x), Float(op.translation.y), Float(op.translation.z))
                 let suffix = copies > 1 || !op.isIdentity ? "-" + sequence.joined(separator: "x") : ""
@@ -92,6 +84,29 @@ extension Structure {
                                  _ model: Model, _ hasLabels: Bool) -> Bool {
         if !g.chainIDsAreAuthor, hasLabels { return set.contains(model.residueLabelAsym[r]) }
         return set.contains(model.chains[Int(chainOf[r])].id)
+    }
+}
+
+extension Structure {
+    /// The assembly `id`, or an error that names the assemblies the file defines.
+    public func assembly(_ id: String) throws(AssemblyError) -> Assembly {
+        guard let assembly = assemblies.first(where: { $0.id == id }) else {
+            let known = assemblies.map(\.id)
+            throw AssemblyError(message: known.isEmpty ? "the file defines no assemblies"
+                                : "no assembly '\(id)'; the file defines \(known.joined(separator: ", "))")
+        }
+        return assembly
+    }
+
+    /// One operator sequence of a generator as a single operator (applied right to left, as the
+    /// expression `(1)(2)` means operator 1 after operator 2).
+    public func composedOperator(_ sequence: [String]) throws(AssemblyError) -> SymmetryOperator {
+        var op = SymmetryOperator.identity(id: "")
+        for name in sequence.reversed() {
+            guard let next = operators[name] else { throw AssemblyError(message: "operator '\(name)' is not defined") }
+            op = next.composed(after: op)
+        }
+        return op
     }
 }
 

@@ -1,3 +1,5 @@
+import Geometry
+
 // Secondary-structure assignment after Kabsch & Sander (1983), "Dictionary of protein secondary
 // structure", Biopolymers 22:2577–2637, with the later DSSP conventions:
 //  * π-helices (I) take priority over α-helices (H) — the DSSP 4 order (`Options.preferPiHelices`);
@@ -78,20 +80,14 @@ private enum K {
 
 // MARK: - Geometry helpers
 
-@inline(__always) private func dot3(_ a: SIMD3<Float>, _ b: SIMD3<Float>) -> Float { (a * b).sum() }
-@inline(__always) private func length3(_ a: SIMD3<Float>) -> Float { dot3(a, a).squareRoot() }
-@inline(__always) private func distance3(_ a: SIMD3<Float>, _ b: SIMD3<Float>) -> Float { length3(a - b) }
-@inline(__always) private func cross3(_ a: SIMD3<Float>, _ b: SIMD3<Float>) -> SIMD3<Float> {
-    SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
-}
 
 /// The dihedral p0-p1-p2-p3 as an unnormalised (cos, sin) pair (IUPAC sign convention):
 /// the angle is atan2(y, x). Zero when degenerate.
 @inline(__always) private func dihedralVector(_ p0: SIMD3<Float>, _ p1: SIMD3<Float>,
                                               _ p2: SIMD3<Float>, _ p3: SIMD3<Float>) -> SIMD2<Float> {
     let b1 = p1 - p0, b2 = p2 - p1, b3 = p3 - p2
-    let n2 = cross3(b2, b3)
-    return SIMD2(dot3(cross3(b1, b2), n2), length3(b2) * dot3(b1, n2))
+    let n2 = cross(b2, b3)
+    return SIMD2(dot(cross(b1, b2), n2), length(b2) * dot(b1, n2))
 }
 
 /// Whether the direction `v` lies in the sector from `low` counter-clockwise to `high` (< 180° wide).
@@ -166,7 +162,7 @@ private struct DSSPState {
         oPos = residues.map(\.o)
         hPos = nPos
         hasH = [Bool](repeating: false, count: count)
-        normalCarbonyl = residues.map { distance3($0.c, $0.o) <= 1.5 }
+        normalCarbonyl = residues.map { distance($0.c, $0.o) <= 1.5 }
         midCO = residues.map { ($0.c + $0.o) * 0.5 }
         midNH = nPos
         segment = [Int32](repeating: 0, count: count)
@@ -177,7 +173,7 @@ private struct DSSPState {
         for i in 0..<count {
             if i > 0 {
                 let broken = residues[i].chainIndex != residues[i - 1].chainIndex
-                    || !(distance3(cPos[i - 1], nPos[i]) <= K.maxPeptideBond)
+                    || !(distance(cPos[i - 1], nPos[i]) <= K.maxPeptideBond)
                 if broken { seg += 1 }
             }
             segment[i] = seg
@@ -227,7 +223,7 @@ private struct DSSPState {
         // that midpoint distance exceeds (4·27.888·1.5)^(1/3) + 0.5 + 0.75 ≈ 6.76 Å.
         if normalCarbonyl[a] {
             let v = midCO[a] - midNH[d]
-            if dot3(v, v) > K.noBondMidpoints * K.noBondMidpoints { return }
+            if dot(v, v) > K.noBondMidpoints * K.noBondMidpoints { return }
         }
         let e = energy(donor: d, acceptor: a)
         guard e < K.maxHBondEnergy else { return }
@@ -326,7 +322,7 @@ private struct DSSPState {
                             for mm in (o == c ? m + 1 : Int(cellStart[o]))..<Int(cellStart[o + 1]) {
                                 let b = Int(members[mm])
                                 let d = caPos[b] - ca
-                                guard dot3(d, d) < cutoff2 else { continue }
+                                guard dot(d, d) < cutoff2 else { continue }
                                 let i = min(a, b), j = max(a, b)
                                 // DSSP evaluates donor i → acceptor j for all pairs, the reverse only when j ≠ i + 1.
                                 evaluate(donor: i, acceptor: j)
@@ -526,9 +522,9 @@ private struct DSSPState {
     func isBend(_ i: Int) -> Bool {
         guard i >= 2, i + 2 < count, sameSegment(i - 2, i + 2) else { return false }
         let v1 = caPos[i] - caPos[i - 2], v2 = caPos[i + 2] - caPos[i]
-        let x = dot3(v1, v1) * dot3(v2, v2)
+        let x = dot(v1, v1) * dot(v2, v2)
         // Degenerate geometry counts as 90°, as in DSSP.
-        let cosKappa = x > 0 ? dot3(v1, v2) / x.squareRoot() : 0
+        let cosKappa = x > 0 ? dot(v1, v2) / x.squareRoot() : 0
         return cosKappa < K.cosBend
     }
 
@@ -556,7 +552,7 @@ extension DSSP {
     /// The amide hydrogen DSSP assumes: 1 Å from N along the previous residue's O→C direction.
     public static func amideHydrogen(n: SIMD3<Float>, previousC: SIMD3<Float>, previousO: SIMD3<Float>) -> SIMD3<Float> {
         let co = previousC - previousO
-        let len = length3(co)
+        let len = length(co)
         return len > 0 ? n + co / len : n
     }
 

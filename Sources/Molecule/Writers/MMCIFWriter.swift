@@ -1,3 +1,5 @@
+import TextOutput
+
 /// Writes a structure as PDBx/mmCIF: `data_ID`, `_entry`, `_struct.title`, `_exptl.method`, the
 /// resolution (`_refine.ls_d_res_high`, and `_em_3d_reconstruction.resolution` for electron
 /// microscopy), `_entity`, and the `_atom_site` loop with every per-atom value the model holds.
@@ -5,77 +7,77 @@
 enum MMCIFWriter {
     static func writeBytes(_ s: Structure) -> [UInt8] {
         let atomTotal = s.models.reduce(0) { $0 + $1.atoms.count }
-        var out = TextWriterBuffer(reserve: atomTotal * 100 + 4096)
+        var out = TextBuffer(capacity: atomTotal * 100 + 4096)
         let md = s.metadata
 
         // Block name: the id without white space (CIF block names cannot hold any).
         let blockName = md.id.unicodeScalars.filter { $0.value > 0x20 && $0.value < 0x7F }
-        out.append("data_")
-        out.append(blockName.isEmpty ? "unnamed" : String(blockName))
-        out.append("\n#\n")
+        out.text("data_")
+        out.text(blockName.isEmpty ? "unnamed" : String(blockName))
+        out.text("\n#\n")
 
-        out.append("_entry.id ")
+        out.text("_entry.id ")
         out.appendCIFValue(md.id)
-        out.append("\n#\n")
+        out.text("\n#\n")
 
         if !md.title.isEmpty {
-            out.append("_struct.entry_id ")
+            out.text("_struct.entry_id ")
             out.appendCIFValue(md.id)
-            out.append("\n_struct.title ")
+            out.text("\n_struct.title ")
             out.appendCIFValue(md.title)
-            out.append("\n#\n")
+            out.text("\n#\n")
         }
 
         let methods = md.experimentalMethods.filter { !$0.isEmpty }
         if methods.count == 1 {
-            out.append("_exptl.entry_id ")
+            out.text("_exptl.entry_id ")
             out.appendCIFValue(md.id)
-            out.append("\n_exptl.method ")
+            out.text("\n_exptl.method ")
             out.appendCIFValue(methods[0])
-            out.append("\n#\n")
+            out.text("\n#\n")
         } else if methods.count > 1 {
-            out.append("loop_\n_exptl.entry_id\n_exptl.method\n")
+            out.text("loop_\n_exptl.entry_id\n_exptl.method\n")
             for m in methods {
                 out.appendCIFValue(md.id)
-                out.append(" ")
+                out.text(" ")
                 out.appendCIFValue(m)
-                out.append("\n")
+                out.text("\n")
             }
-            out.append("#\n")
+            out.text("#\n")
         }
 
         if let r = md.resolution, r.isFinite {
-            out.append("_refine.entry_id ")
+            out.text("_refine.entry_id ")
             out.appendCIFValue(md.id)
-            out.append("\n_refine.pdbx_refine_id ")
+            out.text("\n_refine.pdbx_refine_id ")
             out.appendCIFValue(methods.first ?? "")
-            out.append("\n_refine.ls_d_res_high ")
+            out.text("\n_refine.ls_d_res_high ")
             out.appendCIFNumber(r)
-            out.append("\n#\n")
+            out.text("\n#\n")
             if methods.contains(where: { $0.uppercased().contains("MICROSCOPY") }) {
-                out.append("_em_3d_reconstruction.entry_id ")
+                out.text("_em_3d_reconstruction.entry_id ")
                 out.appendCIFValue(md.id)
-                out.append("\n_em_3d_reconstruction.id 1\n_em_3d_reconstruction.resolution ")
+                out.text("\n_em_3d_reconstruction.id 1\n_em_3d_reconstruction.resolution ")
                 out.appendCIFNumber(r)
-                out.append("\n#\n")
+                out.text("\n#\n")
             }
         }
 
         if !s.entities.isEmpty {
-            out.append("loop_\n_entity.id\n_entity.type\n_entity.pdbx_description\n")
+            out.text("loop_\n_entity.id\n_entity.type\n_entity.pdbx_description\n")
             for e in s.entities {
                 out.appendCIFValue(e.id)
-                out.append(" ")
+                out.text(" ")
                 out.appendCIFValue(e.kind.rawValue)
-                out.append(" ")
+                out.text(" ")
                 out.appendCIFValue(e.description, emptyAs: "?")
-                out.append("\n")
+                out.text("\n")
             }
-            out.append("#\n")
+            out.text("#\n")
         }
 
         if atomTotal > 0 { writeAtomSite(s, into: &out) }
-        return out.bytes
+        return out.finish()
     }
 
     static let atomSiteFields = [
@@ -88,82 +90,83 @@ enum MMCIFWriter {
     /// `_atom_site.type_symbol` values by atomic number: upper-case symbols, "X" for unknown.
     static let typeSymbols: [[UInt8]] = ElementData.symbols.map { Array($0.uppercased().utf8) }
 
-    static func writeAtomSite(_ s: Structure, into out: inout TextWriterBuffer) {
-        out.append("loop_\n")
-        for f in atomSiteFields { out.append("_atom_site."); out.append(f); out.append("\n") }
+    static func writeAtomSite(_ s: Structure, into out: inout TextBuffer) {
+        out.text("loop_\n")
+        for f in atomSiteFields { out.text("_atom_site."); out.text(f); out.text("\n") }
 
         for model in s.models {
             let atoms = model.atoms
             let n = atoms.count
             guard n > 0 else { continue }
-            var modelNumber: [UInt8] = [0x20]
-            TextWriterBuffer.decimal(model.number, into: &modelNumber)
-            modelNumber.append(0x0A)
+            var modelNumber = TextBuffer(capacity: 16)
+            modelNumber.byte(0x20)
+            modelNumber.int(model.number)
+            modelNumber.byte(0x0A)
             let useResidueAsym = model.residueLabelAsym.count == model.residues.count
             // Values shared by a residue's atoms, encoded once: " comp asym entity seq ins" and
             // " auth_seq auth_comp auth_asym".
-            var labelPart = TextWriterBuffer(), authPart = TextWriterBuffer(), name = TextWriterBuffer()
+            var labelPart = TextBuffer(), authPart = TextBuffer(), name = TextBuffer()
 
             func setResidue(_ residue: Residue?, chain: Chain?, entityID: String, labelAsym: String) {
-                labelPart.bytes.removeAll(keepingCapacity: true)
-                authPart.bytes.removeAll(keepingCapacity: true)
-                labelPart.append(0x20)
+                labelPart.removeAll()
+                authPart.removeAll()
+                labelPart.byte(0x20)
                 labelPart.appendCIFValue(residue?.name ?? "")
-                labelPart.append(0x20)
+                labelPart.byte(0x20)
                 labelPart.appendCIFValue(labelAsym)
-                labelPart.append(0x20)
+                labelPart.byte(0x20)
                 labelPart.appendCIFValue(entityID, emptyAs: "?")
-                labelPart.append(0x20)
-                if let q = residue?.sequenceIndex { labelPart.appendInt(Int(q)) } else { labelPart.append(0x2E) }
-                labelPart.append(0x20)
+                labelPart.byte(0x20)
+                if let q = residue?.sequenceIndex { labelPart.int(Int(q)) } else { labelPart.byte(0x2E) }
+                labelPart.byte(0x20)
                 if let r = residue, r.insertionCode > 0x20, r.insertionCode < 0x7F {
                     labelPart.appendCIFValue(String(UnicodeScalar(r.insertionCode)))
                 } else {
-                    labelPart.append(0x3F)
+                    labelPart.byte(0x3F)
                 }
-                authPart.append(0x20)
-                if let r = residue { authPart.appendInt(Int(r.number)) } else { authPart.append(0x3F) }
-                authPart.append(0x20)
+                authPart.byte(0x20)
+                if let r = residue { authPart.int(Int(r.number)) } else { authPart.byte(0x3F) }
+                authPart.byte(0x20)
                 authPart.appendCIFValue(residue?.name ?? "")
-                authPart.append(0x20)
+                authPart.byte(0x20)
                 authPart.appendCIFValue(chain?.id ?? "")
             }
 
             func row(_ a: Int) {
-                out.append(atoms.isHetero[a] ? "HETATM " as StaticString : "ATOM " as StaticString)
-                out.appendInt(Int(atoms.serials[a]))
-                out.append(0x20)
+                out.text(atoms.isHetero[a] ? "HETATM " as StaticString : "ATOM " as StaticString)
+                out.int(Int(atoms.serials[a]))
+                out.byte(0x20)
                 let z = Int(atoms.elements[a].atomicNumber)
-                out.append(contentsOf: z < typeSymbols.count ? typeSymbols[z] : [0x58])
-                name.bytes.removeAll(keepingCapacity: true)
+                out.text(z < typeSymbols.count ? typeSymbols[z] : [0x58])
+                name.removeAll()
                 name.appendCIFValue(atoms.names[a])
-                out.append(0x20)
-                out.append(contentsOf: name.bytes)
-                out.append(0x20)
+                out.byte(0x20)
+                out.text(name)
+                out.byte(0x20)
                 let alt = atoms.altLocs[a]
                 if alt > 0x20 && alt < 0x7F {
                     out.appendCIFValue(String(UnicodeScalar(alt)))
                 } else {
-                    out.append(0x2E)
+                    out.byte(0x2E)
                 }
-                out.append(contentsOf: labelPart.bytes)
+                out.text(labelPart)
                 let p = atoms.positions[a]
-                out.append(0x20)
+                out.byte(0x20)
                 out.appendCoordinate(p.x)
-                out.append(0x20)
+                out.byte(0x20)
                 out.appendCoordinate(p.y)
-                out.append(0x20)
+                out.byte(0x20)
                 out.appendCoordinate(p.z)
-                out.append(0x20)
-                out.appendCompact(atoms.occupancies[a])
-                out.append(0x20)
-                out.appendCompact(atoms.bFactors[a])
-                out.append(0x20)
-                out.appendInt(Int(atoms.formalCharges[a]))
-                out.append(contentsOf: authPart.bytes)
-                out.append(0x20)
-                out.append(contentsOf: name.bytes)
-                out.append(contentsOf: modelNumber)
+                out.byte(0x20)
+                out.compact(atoms.occupancies[a])
+                out.byte(0x20)
+                out.compact(atoms.bFactors[a])
+                out.byte(0x20)
+                out.int(Int(atoms.formalCharges[a]))
+                out.text(authPart)
+                out.byte(0x20)
+                out.text(name)
+                out.text(modelNumber)
             }
 
             if model.chains.isEmpty || model.residues.isEmpty {
@@ -188,7 +191,7 @@ enum MMCIFWriter {
                 }
             }
         }
-        out.append("#\n")
+        out.text("#\n")
     }
 
     /// The entity id of a residue: the chain's polymer entity for polymer residues, else the
@@ -212,38 +215,38 @@ enum MMCIFWriter {
     }
 }
 
-extension TextWriterBuffer {
+extension TextBuffer {
     /// A CIF value, quoted when it must be: empty as `emptyAs` (".") and values with white space,
     /// a leading special character, `.`/`?` themselves, or reserved words in quotes or a text field.
     mutating func appendCIFValue(_ s: String, emptyAs: StaticString = ".") {
-        if s.isEmpty { append(emptyAs); return }
+        if s.isEmpty { text(emptyAs); return }
         switch CIFQuoting.style(s) {
-        case .bare: append(s)
-        case .single: append(0x27); append(s); append(0x27)
-        case .double: append(0x22); append(s); append(0x22)
+        case .bare: text(s)
+        case .single: byte(0x27); text(s); byte(0x27)
+        case .double: byte(0x22); text(s); byte(0x22)
         case .textField:
             // A text field starts a line.
-            if bytes.last != 0x0A { append(0x0A) }
-            append(0x3B)  // ";"
+            if lastByte != 0x0A { byte(0x0A) }
+            byte(0x3B)  // ";"
             // A line starting with ";" would end the field: such lines get a leading space.
             var atLineStart = false
             for c in s.utf8 {
-                if atLineStart && c == 0x3B { append(0x20) }
-                append(c)
+                if atLineStart && c == 0x3B { byte(0x20) }
+                byte(c)
                 atLineStart = c == 0x0A || c == 0x0D
             }
-            append("\n;\n" as StaticString)
+            text("\n;\n" as StaticString)
         }
     }
 
     @inline(__always) mutating func appendCoordinate(_ c: Float) {
-        if c.isFinite { appendFixed(Double(c), decimals: 3) } else { append("?" as StaticString) }
+        if c.isFinite { printf(Double(c), decimals: 3) } else { byte(0x3F) }
     }
 
     /// A number in the shortest form that reads back the same ("2.0", "1.74").
     mutating func appendCIFNumber(_ v: Double) {
-        guard v.isFinite else { append("?" as StaticString); return }
-        append(String(v))
+        guard v.isFinite else { byte(0x3F); return }
+        text(String(v))
     }
 }
 

@@ -1,3 +1,5 @@
+import TextOutput
+
 /// Writes a structure as a fixed-column PDB file: HEADER, TITLE, EXPDTA, REMARK 2 (resolution),
 /// MODEL/ENDMDL when there are several models, ATOM/HETATM with TER after each chain's polymer part,
 /// CONECT for the bonds small-molecule files state (`Model.bonds`), and END.
@@ -9,7 +11,7 @@
 enum PDBWriter {
     static func writeBytes(_ s: Structure) -> [UInt8] {
         let atomTotal = s.models.reduce(0) { $0 + $1.atoms.count }
-        var out = TextWriterBuffer(reserve: atomTotal * 81 + 4096)
+        var out = TextBuffer(capacity: atomTotal * 81 + 4096)
         writeHeader(s, into: &out)
 
         let several = s.models.count > 1
@@ -24,12 +26,12 @@ enum PDBWriter {
         }
         writeConect(s, into: &out)
         PDBLine("END").emit(into: &out)
-        return out.bytes
+        return out.finish()
     }
 
     // MARK: - Header
 
-    static func writeHeader(_ s: Structure, into out: inout TextWriterBuffer) {
+    static func writeHeader(_ s: Structure, into out: inout TextBuffer) {
         let md = s.metadata
         if !md.classification.isEmpty || !md.depositionDate.isEmpty || !md.id.isEmpty {
             var line = PDBLine("HEADER")
@@ -45,8 +47,8 @@ enum PDBWriter {
             blank.putRight("2", col: 10, width: 1)
             blank.emit(into: &out)
             var line = blank
-            var text = TextWriterBuffer()
-            text.appendFixed(r, decimals: 2)
+            var text = TextBuffer()
+            text.printf(r, decimals: 2)
             line.putLeft("RESOLUTION.", col: 12, width: 11)
             line.putRight(String(decoding: text.bytes, as: UTF8.self), col: 24, width: 7)
             line.putLeft("ANGSTROMS.", col: 32, width: 10)
@@ -55,7 +57,7 @@ enum PDBWriter {
     }
 
     /// A record whose text runs on over continuation lines: "TITLE     text", "TITLE    2 more text".
-    static func writeContinued(_ record: StaticString, _ text: String, into out: inout TextWriterBuffer) {
+    static func writeContinued(_ record: StaticString, _ text: String, into out: inout TextBuffer) {
         let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" })
         guard !words.isEmpty else { return }
         // Greedy packing: 70 columns on the first line, 69 after the continuation number.
@@ -101,7 +103,7 @@ enum PDBWriter {
 
     // MARK: - Atoms
 
-    static func writeAtoms(of model: Model, entities: [Entity], into out: inout TextWriterBuffer) {
+    static func writeAtoms(of model: Model, entities: [Entity], into out: inout TextBuffer) {
         let atoms = model.atoms
         let n = atoms.count
         guard n > 0 else { return }
@@ -142,7 +144,7 @@ enum PDBWriter {
     }
 
     /// Writes every column outside 18-27 (the residue's, left as they are in `line`).
-    static func writeAtom(_ atoms: AtomTable, _ a: Int, line: inout PDBLine, into out: inout TextWriterBuffer) {
+    static func writeAtom(_ atoms: AtomTable, _ a: Int, line: inout PDBLine, into out: inout TextBuffer) {
         let het = atoms.isHetero[a]
         line.putASCII(het ? "HETATM" : "ATOM  ", col: 1)
         line.putHybrid36(Int(atoms.serials[a]), col: 7, width: 5, blankWhenTooLarge: false)
@@ -191,7 +193,7 @@ enum PDBWriter {
     // MARK: - CONECT
 
     /// CONECT records for `Model.bonds` when every model states the same bonds (by model 1's serials).
-    static func writeConect(_ s: Structure, into out: inout TextWriterBuffer) {
+    static func writeConect(_ s: Structure, into out: inout TextBuffer) {
         guard let first = s.models.first, !first.bonds.isEmpty,
               s.models.allSatisfy({ $0.bonds == first.bonds }) else { return }
         let n = first.atoms.count
@@ -329,7 +331,7 @@ struct PDBLine {
         fill(col: col, width: width)
         var d = min(max(decimals, 0), 9)
         while true {
-            let scale = TextWriterBuffer.pow10(d)
+            let scale = TextBuffer.pow10(d)
             var scaled = (Swift.abs(v) * scale).rounded(.toNearestOrEven)
             if !scaled.isFinite { scaled = 0 }
             if scaled < 9e18 {
@@ -356,8 +358,8 @@ struct PDBLine {
     }
 
     /// The record padded to 80 columns, as wwPDB files are.
-    func emit(into out: inout TextWriterBuffer) {
-        out.append(contentsOf: b)
-        out.append(0x0A)
+    func emit(into out: inout TextBuffer) {
+        out.text(b)
+        out.byte(0x0A)
     }
 }

@@ -473,8 +473,9 @@ public enum BinaryCIFDecoder {
     static func integerPacking(_ input: [Int32], byteCount: Int, isUnsigned: Bool, srcSize: Int, site: Site) throws -> [Int32] {
         let upper: Int32, lower: Int32
         switch (byteCount, isUnsigned) {
-        case (1, true): upper = 0xFF; lower = 0  // lower unused for unsigned
-        case (2, true): upper = 0xFFFF; lower = 0
+        // Unsigned values continue at the upper limit only: -1 is never met.
+        case (1, true): upper = 0xFF; lower = -1
+        case (2, true): upper = 0xFFFF; lower = -1
         case (1, false): upper = 0x7F; lower = -0x80
         case (2, false): upper = 0x7FFF; lower = -0x8000
         default: throw site.error("IntegerPacking byteCount \(byteCount) is not 1 or 2")
@@ -487,32 +488,17 @@ public enum BinaryCIFDecoder {
             var out = [Int32]()
             out.reserveCapacity(srcSize)
             var i = 0
-            if isUnsigned {
-                while i < n {
-                    var value: Int32 = 0
-                    var t = src[i]
-                    while t == upper {
-                        value = value &+ t
-                        i += 1
-                        guard i < n else { throw site.error("IntegerPacking data ends inside a continued value") }
-                        t = src[i]
-                    }
-                    out.append(value &+ t)
+            while i < n {
+                var value: Int32 = 0
+                var t = src[i]
+                while t == upper || t == lower {
+                    value = value &+ t
                     i += 1
+                    guard i < n else { throw site.error("IntegerPacking data ends inside a continued value") }
+                    t = src[i]
                 }
-            } else {
-                while i < n {
-                    var value: Int32 = 0
-                    var t = src[i]
-                    while t == upper || t == lower {
-                        value = value &+ t
-                        i += 1
-                        guard i < n else { throw site.error("IntegerPacking data ends inside a continued value") }
-                        t = src[i]
-                    }
-                    out.append(value &+ t)
-                    i += 1
-                }
+                out.append(value &+ t)
+                i += 1
             }
             guard out.count == srcSize else {
                 throw site.error("IntegerPacking unpacks to \(out.count) values but srcSize is \(srcSize)")

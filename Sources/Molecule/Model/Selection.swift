@@ -1,5 +1,3 @@
-import Molecule
-
 /// A small atom-selection language.
 ///
 /// Terms, joined by commas (union):

@@ -1,5 +1,7 @@
+import Geometry
+import MeshChecks
 import Testing
-@testable import MoleculeMesh
+@testable import RoomModels
 import SceneExport
 
 @Suite("Stroke tubes")
@@ -46,7 +48,7 @@ struct StrokeTubeTests {
         #expect(mesh.triangleCount == 2 * Self.cap8)
         #expect(mesh.triangleCount == 48)
         #expect(mesh.vertexCount == StrokeTubes.pieceVertices(rings: 1, sides: 8))
-        #expect(MeshFixtures.problems(mesh).isEmpty)
+        #expect(meshProblems(mesh).isEmpty)
         #expect(windsOutward(mesh))
         #expect(closed(mesh))
         for (p, n) in zip(mesh.positions, mesh.normals) {
@@ -66,7 +68,7 @@ struct StrokeTubeTests {
         let mesh = StrokeTubes.mesh([tube([a, b], width: 0.01, color: color)])
         #expect(mesh.triangleCount == 2 * 8 + 2 * Self.cap8)
         #expect(mesh.vertexCount == StrokeTubes.pieceVertices(rings: 2, sides: 8))
-        #expect(MeshFixtures.problems(mesh).isEmpty)
+        #expect(meshProblems(mesh).isEmpty)
         #expect(windsOutward(mesh))
         #expect(closed(mesh))
         #expect(mesh.colors.allSatisfy { $0 == color })
@@ -88,7 +90,7 @@ struct StrokeTubeTests {
         #expect(mesh.triangleCount == 2 * sides * 39 + 2 * StrokeTubes.capTriangles(sides: sides))
         #expect(mesh.triangleCount == StrokeTubes.triangleCount([tube(points)], sides: sides))
         #expect(mesh.vertexCount == StrokeTubes.pieceVertices(rings: 40, sides: sides))
-        #expect(MeshFixtures.problems(mesh).isEmpty)
+        #expect(meshProblems(mesh).isEmpty)
         #expect(windsOutward(mesh))
         #expect(closed(mesh))
         // Several strokes: the sum; the dot and the tube stay separate closed surfaces.
@@ -107,7 +109,7 @@ struct StrokeTubeTests {
             // Frame of ring i: u is vertex 0's normal, v vertex sides/4's (90° round), t = u × v.
             func frame(_ i: Int) -> (SIMD3<Float>, SIMD3<Float>) {
                 let u = mesh.normals[i * sides], v = mesh.normals[i * sides + sides / 4]
-                return (u, cross3(u, v))
+                return (u, cross(u, v))
             }
             for i in 0..<(rings - 1) {
                 let (u0, t0) = frame(i), (u1, t1) = frame(i + 1)
@@ -140,17 +142,17 @@ struct StrokeTubeTests {
         // 120°: two pieces of one segment each.
         let sharp = StrokeTubes.mesh([tube([a, b, b + SIMD3(-0.05, 0.0866, 0)])])
         #expect(sharp.triangleCount == 2 * (2 * 8 + 2 * Self.cap8))
-        #expect(closed(sharp) && windsOutward(sharp) && MeshFixtures.problems(sharp).isEmpty)
+        #expect(closed(sharp) && windsOutward(sharp) && meshProblems(sharp).isEmpty)
         // Turning back on itself: also split, still valid.
         let back = StrokeTubes.mesh([tube([a, b, a + SIMD3(0, 0.001, 0)])])
         #expect(back.triangleCount == 2 * (2 * 8 + 2 * Self.cap8))
-        #expect(closed(back) && MeshFixtures.problems(back).isEmpty)
+        #expect(closed(back) && meshProblems(back).isEmpty)
         // 60°: one piece; the corner ring is stretched across the bend, so the tube keeps its
         // width along both segments (every corner-ring vertex is a radius from both segment lines).
         let c = b + SIMD3(0.05, 0.0866, 0)
         let gentle = StrokeTubes.mesh([tube([a, b, c], width: 0.01)])
         #expect(gentle.triangleCount == 2 * 8 * 2 + 2 * Self.cap8)
-        #expect(closed(gentle) && windsOutward(gentle) && MeshFixtures.problems(gentle).isEmpty)
+        #expect(closed(gentle) && windsOutward(gentle) && meshProblems(gentle).isEmpty)
         func distanceToLine(_ p: SIMD3<Float>, _ o: SIMD3<Float>, _ d: SIMD3<Float>) -> Float {
             let u = d / length(d)
             return length((p - o) - dot3(p - o, u) * u)
@@ -189,7 +191,7 @@ struct StrokeTubeTests {
         // Non-finite points are dropped from a stroke that has others; colours are clamped.
         let mixed = StrokeTubes.mesh([tube([SIMD3(0, 0, 0), SIMD3(nan, 1, 1), SIMD3(0.1, 0, 0)], color: SIMD4(2, -1, 0.5, 1))])
         #expect(mixed.triangleCount == 2 * 8 + 2 * Self.cap8)
-        #expect(MeshFixtures.problems(mixed).isEmpty)
+        #expect(meshProblems(mixed).isEmpty)
         #expect(mixed.colors.allSatisfy { $0 == SIMD4(1, 0, 0.5, 1) })
     }
 

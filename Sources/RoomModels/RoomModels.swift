@@ -1,7 +1,7 @@
 import Crypto
-import Foundation
+import Geometry
 import Library
-import Molecule
+import MoleculeLibrary
 import MoleculeMesh
 import SceneExport
 import SketchRooms
@@ -36,7 +36,7 @@ public struct RoomScene: Sendable {
 /// - The molecule: exactly the model `GET /api/molecules/{id}/model.glb?style={style}` serves (its
 ///   default options: longest side 0.3 m, centred over the origin, resting on y = 0, water hidden;
 ///   an empty style is `cartoon`), then moved by the placement's matrix (column-major, room
-///   coordinates), as the room screen of the web app (js/draw.js) shows it. So the identity
+///   coordinates), as the room screen of the web app (js/room-view.js) shows it. So the identity
 ///   placement stands the molecule, 30 cm long, on the room's origin, as the model viewer shows it.
 ///   A similarity (rotation, uniform scale, translation) is composed into the nodes; any other
 ///   matrix (mirroring, shear, non-uniform scale) is baked into the vertices with normals and
@@ -102,7 +102,7 @@ extension LibraryService {
         guard (try? Self.checkLibraryID(id)) != nil else {
             return (nil, ["molecule '\(id.prefix(64))' is not a library id; left out"])
         }
-        guard let record = try await store.molecule(id: id) else {
+        guard let record = try await self.record(id: id) else {
             return (nil, ["molecule \(id) is no longer in the library; left out, the strokes exported without it"])
         }
         return ((placement, record), [])
@@ -147,20 +147,18 @@ extension LibraryService {
 
     /// The molecule's scene as its model URL serves it, or nil and why not.
     static func moleculeScene(_ plain: [UInt8], id: String, request: ModelRequest) -> (TriangleScene?, [String]) {
-        let structure: Structure
-        do { structure = try StructureReader.read(bytes: plain, fileName: id) } catch {
-            return (nil, ["molecule \(id) could not be read (\(error)); left out"])
-        }
         do {
-            return (try MoleculeSceneBuilder.build(structure, options: request.options).0, [])
-        } catch {
+            return (try scene(plain, fileName: id, options: request.options).0, [])
+        } catch LibraryError.badRequest(let error) {
             guard request.options.representation != .auto else { return (nil, ["molecule \(id) cannot be drawn (\(error)); left out"]) }
-            var fallback = request
-            fallback.options.representation = .auto
-            if let scene = try? MoleculeSceneBuilder.build(structure, options: fallback.options).0 {
+            var fallback = request.options
+            fallback.representation = .auto
+            if let scene = try? scene(plain, fileName: id, options: fallback).0 {
                 return (scene, ["molecule \(id) cannot be drawn as \(request.options.representation.rawValue) (\(error)); drawn as auto"])
             }
             return (nil, ["molecule \(id) cannot be drawn (\(error)); left out"])
+        } catch {
+            return (nil, ["molecule \(id) could not be read (\(error)); left out"])
         }
     }
 
@@ -256,7 +254,7 @@ extension LibraryService {
             }
         }
         flush()
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return Hashing.hex(hasher.finalize())
     }
 }
 
@@ -275,10 +273,6 @@ struct RoomPlacement {
         a[3] = 0; a[7] = 0; a[11] = 0; a[15] = 1
         matrix = a
         let c0 = SIMD3(a[0], a[1], a[2]), c1 = SIMD3(a[4], a[5], a[6]), c2 = SIMD3(a[8], a[9], a[10])
-        func dot(_ x: SIMD3<Double>, _ y: SIMD3<Double>) -> Double { (x * y).sum() }
-        func cross(_ x: SIMD3<Double>, _ y: SIMD3<Double>) -> SIMD3<Double> {
-            SIMD3(x.y * y.z - x.z * y.y, x.z * y.x - x.x * y.z, x.x * y.y - x.y * y.x)
-        }
         let det = dot(c0, cross(c1, c2))
         let l0 = dot(c0, c0), l1 = dot(c1, c1), l2 = dot(c2, c2)
         let scale2 = max(l0, l1, l2)
@@ -308,9 +302,6 @@ struct RoomPlacement {
     static func bake(_ mesh: TriangleMesh, by m: [Float]) -> TriangleMesh {
         let c0 = SIMD3(m[0], m[1], m[2]), c1 = SIMD3(m[4], m[5], m[6]), c2 = SIMD3(m[8], m[9], m[10])
         let t = SIMD3(m[12], m[13], m[14])
-        func cross(_ x: SIMD3<Float>, _ y: SIMD3<Float>) -> SIMD3<Float> {
-            SIMD3(x.y * y.z - x.z * y.y, x.z * y.x - x.x * y.z, x.x * y.y - x.y * y.x)
-        }
         let det = (c0 * cross(c1, c2)).sum()
         let sign: Float = det < 0 ? -1 : 1
         // Columns of det·M⁻ᵀ, signed so normals keep pointing outwards.

@@ -1,6 +1,5 @@
 import Testing
-@testable import MoleculeMesh
-import Molecule
+@testable import Molecule
 
 @Suite("Selection")
 struct SelectionTests {
@@ -96,11 +95,11 @@ struct SelectionTests {
     }
 
     @Test func realStructure() throws {
-        let ake = try MeshFixtures.load("pdb1ake.pdb")
+        let ake = try Fixtures.read("pdb1ake.pdb")
         let r = try residues("A:10-50", ake.models[0], ake)
         #expect(r.count == 41 && r.first == "A:10" && r.last == "A:50")
 
-        let s = try MeshFixtures.load("1LCD.pdb")  // protein A, DNA B and C, sodium ions, water
+        let s = try Fixtures.read("1LCD.pdb")  // protein A, DNA B and C, sodium ions, water
         let m = s.models[0]
         let water = try Selection(parsing: "water").atoms(in: m, structure: s)
         let notWater = try Selection(parsing: "not water").atoms(in: m, structure: s)

@@ -1,3 +1,4 @@
+import Geometry
 import SceneExport
 
 /// One stroke to draw as a tube: a polyline in metres, its width (the tube's diameter, metres) and
@@ -111,7 +112,7 @@ public enum StrokeTubes {
             }
             value = value << 4 | digit
         }
-        return ColorMath.linear(hex: value)
+        return SRGB.linear(hex: value)
     }
 
     /// Triangles `mesh` would make for these strokes (exact), without building them.

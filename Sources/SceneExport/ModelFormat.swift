@@ -1,0 +1,29 @@
+/// The file formats a model can be asked for, with their media types.
+public enum ModelFormat: String, CaseIterable, Sendable {
+    case glb, usdz, obj, mtl, stl, dae, ply
+
+    public var mediaType: String {
+        switch self {
+        case .glb: return "model/gltf-binary"
+        case .usdz: return "model/vnd.usdz+zip"
+        case .obj: return "model/obj"
+        case .mtl: return "model/mtl"
+        case .stl: return "model/stl"
+        case .dae: return "model/vnd.collada+xml"
+        case .ply: return "application/x-ply"
+        }
+    }
+
+    /// The scene in this format. OBJ refers to its materials as `mtlFileName`, which `.mtl` writes.
+    public func encode(_ scene: TriangleScene, mtlFileName: String = "model.mtl") -> [UInt8] {
+        switch self {
+        case .glb: return GLBWriter.write(scene)
+        case .usdz: return USDZWriter.write(scene)
+        case .obj: return OBJWriter.write(scene, mtlFileName: mtlFileName).obj
+        case .mtl: return OBJWriter.write(scene, mtlFileName: mtlFileName).mtl
+        case .stl: return STLWriter.write(scene)
+        case .dae: return DAEWriter.write(scene)
+        case .ply: return PLYWriter.write(scene)
+        }
+    }
+}
