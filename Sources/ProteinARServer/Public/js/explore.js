@@ -1,0 +1,208 @@
+// The Explore screen (#/explore/ID): getting an entry by ID or by searching the archive, its 3D
+// model in the style and colours the controls pick (built on the server, with progress), and its
+// details.
+import * as api from './api.js';
+import { MoleculeViewer } from './viewer.js';
+
+// A big model also gets a coarse version for the viewer to draw while it moves, if full frames
+// turn out too slow on this device. It is a background nicety: failures are ignored.
+const COARSE_ABOVE_TRIANGLES = 40000;
+const COARSE_TRIANGLES = 20000;
+
+/**
+ * @param {{$: Function, el: Function, say: Function, route: () => void, onModelShown: () => void}} app
+ *   route: shows the screen the address names; onModelShown: a new model is in the view
+ */
+export function setupExplore(app) {
+  const { $, el, say } = app;
+  let viewer = null;
+  let current = null;          // the molecule shown
+  let loadController = null;   // aborts a load when another starts
+
+  function ensureViewer() {
+    if (viewer) return viewer;
+    try {
+      // ?frame-timing makes each measured frame wait for the GPU (benchmarks only).
+      const syncFrameTiming = new URLSearchParams(location.search).has('frame-timing');
+      viewer = new MoleculeViewer($('viewer'), { background: '#ffffff', syncFrameTiming });
+    } catch (error) {
+      $('viewer-empty').textContent = error.message;
+      say(error.message, { error: true });
+      return null;
+    }
+    $('viewer').addEventListener('viewer-doubletap', () => $('style').focus());
+    return viewer;
+  }
+
+  function progress(fraction, label) {
+    const box = $('progress');
+    const bar = box.querySelector('.bar');
+    box.hidden = fraction === null;
+    if (fraction === null) return;
+    bar.classList.toggle('indeterminate', fraction === undefined);
+    if (fraction === undefined) bar.removeAttribute('aria-valuenow');
+    else bar.setAttribute('aria-valuenow', String(Math.round(fraction * 100)));
+    bar.querySelector('span').style.width = fraction === undefined ? '' : `${Math.round(fraction * 100)}%`;
+    if (label) bar.setAttribute('aria-valuetext', label);
+  }
+
+  function modelOptions() {
+    const hide = [];
+    if ($('hide-water').checked) hide.push('water');
+    if ($('hide-ligands').checked) hide.push('ligands');
+    const options = { style: $('style').value, hide: hide.join(',') || 'none' };
+    if ($('color').value) options.color = $('color').value;
+    const highlight = $('highlight').value.trim();
+    if (highlight) options.highlight = highlight;
+    return options;
+  }
+
+  async function showModel() {
+    if (!current || !ensureViewer()) return;
+    loadController?.abort();
+    const controller = (loadController = new AbortController());
+    try {
+      progress(undefined, 'Building the model');
+      say(`Building the ${$('style').selectedOptions[0].text.toLowerCase()} model of ${current.id}…`);
+      const url = await api.prepareModel(current.id, 'glb', modelOptions(), {
+        signal: controller.signal,
+        onProgress: (p) => say(p.message),
+      });
+      await viewer.load(url, {
+        signal: controller.signal,
+        onProgress: (received, total) => total && progress(received / total, 'Downloading the model'),
+      });
+      $('viewer-empty').hidden = true;
+      progress(null);
+      say(`${current.id}: ${current.title}`);
+      app.onModelShown();
+      loadCoarse(current.id, controller.signal);
+    } catch (error) {
+      if (error.name === 'AbortError') return;
+      progress(null);
+      say(error.message, { error: true });
+    }
+  }
+
+  async function loadCoarse(id, signal) {
+    if (viewer.triangleCount <= COARSE_ABOVE_TRIANGLES) return;
+    await viewer.frameCostKnown();
+    if (!viewer.slowFrames || signal.aborted) return;
+    try {
+      const url = await api.prepareModel(id, 'glb', { ...modelOptions(), 'max-triangles': COARSE_TRIANGLES }, { signal });
+      await viewer.loadCoarse(url, { signal });
+    } catch {
+      // The full model stays; motion is just slower.
+    }
+  }
+
+  async function openMolecule(id) {
+    try {
+      const m = await api.molecule(id);
+      current = m;
+      $('entry-id').value = m.id;
+      $('view-controls').hidden = false;
+      showDetails(m);
+      app.route();
+      await showModel();
+    } catch (error) {
+      say(error.message, { error: true });
+    }
+  }
+
+  async function getEntry(text) {
+    const id = text.trim();
+    if (!api.looksLikeEntryID(id)) {
+      say(`“${id}” is not a PDB ID. Use four characters such as 1AKE, an extended ID such as pdb_00001ake, or a UniProt accession such as P69905.`, { error: true });
+      $('entry-id').focus();
+      return;
+    }
+    $('entry-id').blur();  // closes the phone's keyboard
+    loadController?.abort();
+    try {
+      progress(undefined, 'Fetching the entry');
+      say(`Fetching ${id.toUpperCase()}…`);
+      const m = await api.fetchEntry(id, {
+        onProgress: (p) => { say(p.message); if (p.fraction != null) progress(p.fraction, p.message); },
+      });
+      progress(null);
+      if (location.hash !== `#/explore/${m.id}`) history.replaceState(null, '', `#/explore/${m.id}`);
+      await openMolecule(m.id);
+    } catch (error) {
+      progress(null);
+      say(error.message, { error: true });
+    }
+  }
+
+  $('get-form').addEventListener('submit', (e) => { e.preventDefault(); getEntry($('entry-id').value); });
+
+  $('search-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const words = $('search-words').value.trim();
+    const list = $('search-results');
+    list.replaceChildren();
+    list.hidden = false;
+    say(`Searching for “${words}”…`);
+    try {
+      const results = await api.search(words);
+      if (results.hits.length === 0) {
+        list.append(el('li', {}, `No entries match “${words}”.`));
+        say(`No entries match “${words}”.`);
+        return;
+      }
+      say(`${results.total} entries match “${words}”; showing ${results.hits.length}.`);
+      for (const hit of results.hits) {
+        const facts = [hit.method, hit.resolution ? `${hit.resolution.toFixed(2)} Å` : null, hit.releaseDate].filter(Boolean).join(' · ');
+        list.append(el('li', {}, el('button', {
+          type: 'button', onclick: () => { list.hidden = true; getEntry(hit.id); },
+          'aria-label': `Open ${hit.id}: ${hit.title ?? ''}`,
+        }, el('strong', {}, hit.id), el('span', {}, hit.title ?? ''), el('span', { class: 'meta' }, facts))));
+      }
+    } catch (error) {
+      list.hidden = true;
+      say(error.message, { error: true });
+    }
+  });
+
+  for (const id of ['style', 'color', 'hide-water', 'hide-ligands']) $(id).addEventListener('change', showModel);
+  $('highlight').addEventListener('change', showModel);
+
+  function showDetails(m) {
+    const d = m.details ?? {};
+    $('details').hidden = false;
+    $('details-title').textContent = `${m.id}: ${m.title}`;
+    const facts = [
+      ['Authors', (d.authors ?? []).join(', ')], ['Method', m.method], ['Resolution', m.resolution ? `${m.resolution.toFixed(2)} Å` : null],
+      ['Organism', m.organism], ['Atoms', m.atoms.toLocaleString()], ['Residues', m.residues.toLocaleString()],
+      ['Deposited', d.depositionDate], ['About', m.description],
+    ].filter(([, v]) => v);
+    $('details-facts').replaceChildren(...facts.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
+    $('details-chains').replaceChildren(...(d.chains ?? []).map((c) =>
+      el('li', {}, el('strong', {}, `Chain ${c.id}`), ` · ${c.type}, ${c.residues} residues `, el('div', { class: 'sequence' }, c.sequence))));
+    const ligands = d.ligands ?? [];
+    $('details-ligands').replaceChildren(...(ligands.length ? ligands.map((l) => el('li', {}, `${l.name} × ${l.count}`)) : [el('li', {}, 'None')]));
+    const links = [];
+    if (/^[1-9][A-Z0-9]{3}$/.test(m.id)) links.push(el('a', { href: `https://www.rcsb.org/structure/${m.id}`, target: '_blank', rel: 'noopener' }, `${m.id} at RCSB PDB`));
+    links.push(el('a', { href: 'https://pdb101.rcsb.org/', target: '_blank', rel: 'noopener' }, 'PDB-101'));
+    $('details-links').replaceChildren(...links.flatMap((a, i) => (i ? [' · ', a] : [a])));
+  }
+
+  return {
+    /** Shows the screen, and the entry `arg` (from the address) when it is not the one shown. */
+    show(arg) {
+      ensureViewer();
+      if (arg && decodeURIComponent(arg) !== current?.id) openMolecule(decodeURIComponent(arg));
+    },
+    /** What the top bar's camera, recorder and "View in AR" act on, once a model is shown. */
+    subject() {
+      if (!current || !viewer?.model) return null;
+      const query = new URLSearchParams(modelOptions()).toString();
+      const path = `/api/molecules/${encodeURIComponent(current.id)}`;
+      return {
+        name: current.id, title: current.title, viewer, slot: 'ar-slot', button: 'ar-button',
+        usdz: `${path}/model.usdz?${query}`, glb: new URL(`${path}/model.glb?${query}`, location.href).href,
+        thumbnail: `${path}/thumbnail.png?size=64`, page: new URL(`#/explore/${encodeURIComponent(current.id)}`, location.href).href,
+      };
+    },
+  };
+}
