@@ -109,12 +109,14 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The web app (plain ES modules, no build step), served by the server.
+        .target(name: "WebApp", path: "Web", resources: [.copy("index.html"), .copy("app.css"), .copy("js")]),
         // HTTP: routes, accounts, the live room socket, static web files, metrics.
         .target(
             name: "ProteinARServer",
             dependencies: [
                 "Library", "Molecule", "MoleculeLibrary", "MoleculeMesh", "PDBArchive", "ProteinDesign", "RoomHost", "RoomModels",
-                "SceneExport", "SketchRooms",
+                "SceneExport", "SketchRooms", "WebApp",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -126,7 +128,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            resources: [.copy("Public"), .copy("openapi.yaml")]
+            resources: [.copy("openapi.yaml")]
         ),
         .executableTarget(
             name: "proteinar",

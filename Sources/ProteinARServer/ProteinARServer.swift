@@ -8,6 +8,7 @@ import MoleculeLibrary
 import PDBArchive
 import Prometheus
 import RoomHost
+import WebApp
 
 /// How `proteinar serve` runs.
 public struct ServerConfiguration: Sendable {
@@ -106,7 +107,7 @@ public enum ProteinARServer {
 
     static func webRoot(_ configuration: ServerConfiguration) -> String {
         if let root = configuration.webRoot { return root }
-        return Bundle.module.url(forResource: "Public", withExtension: nil)?.path ?? "Public"
+        return WebApp.root ?? "Web"
     }
 }
 
