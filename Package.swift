@@ -100,13 +100,33 @@ let package = Package(
         .testTarget(name: "MoleculeMeshTests", dependencies: ["MoleculeMesh"]),
         .testTarget(name: "ProteinDesignTests", dependencies: ["ProteinDesign", "Molecule"]),
         .testTarget(name: "SketchRoomsTests", dependencies: ["SketchRooms"]),
+        // What several test targets share, once: scratch stores (a temporary SQLite file, a PostgreSQL
+        // database from PROTEINAR_TEST_POSTGRES_URL) and bounded waits.
+        .target(
+            name: "TestSupport",
+            dependencies: ["Library", .product(name: "PostgresNIO", package: "postgres-nio")],
+            path: "Tests/TestSupport"
+        ),
+        // The RCSB and AlphaFold DB stand-in, and starting a Hummingbird application on a loopback port.
+        .target(
+            name: "TestArchive",
+            dependencies: [
+                "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/TestArchive"
+        ),
+        .testTarget(name: "LibraryTests", dependencies: ["Library", "TestSupport"]),
+        .testTarget(name: "RoomHostTests", dependencies: ["RoomHost", "Library", "SketchRooms", "TestSupport"]),
         .testTarget(
             name: "ProteinARServerTests",
             dependencies: [
-                "ProteinARServer", "MoleculeLibrary", "Library", "PDBArchive", "RoomHost", "SketchRooms",
+                "ProteinARServer", "MoleculeLibrary", "Library", "PDBArchive", "SceneExport", "SketchRooms", "TestSupport", "TestArchive",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,6 +1,8 @@
 import Foundation
 import NIOHTTP1
 import Testing
+import TestArchive
+import TestSupport
 
 /// The HTTP API on real loopback HTTP, on SQLite and on PostgreSQL, against the fixture archive.
 @Suite("Library API")

@@ -1,6 +1,8 @@
 import Foundation
 import NIOHTTP1
 import Testing
+import TestArchive
+import TestSupport
 
 /// The `proteinar` binary as people run it: killed mid-download, and the library commands.
 @Suite("proteinar serve and library commands, as processes", .serialized)
@@ -52,8 +54,9 @@ struct ProcessTests {
     func killedDuringFetch() async throws {
         let archive = try await FixtureArchive()
         defer { archive.stop() }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("proteinar-kill-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let scratch = try ScratchDirectory("proteinar-kill", create: false)
+        defer { scratch.remove() }
+        let dir = scratch.path
         let (server, port) = try await Self.serve(dataDir: dir, archive: archive)
         let starter = try await TestHTTP.get("http://127.0.0.1:\(port)/api/molecules?limit=100")
         let count = (starter.json["total"] as? Int) ?? -1
@@ -82,9 +85,9 @@ struct ProcessTests {
     func libraryCommands() async throws {
         let archive = try await FixtureArchive()
         defer { archive.stop() }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("proteinar-cli-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let common = ["--data-dir", dir, "--rcsb-url", archive.baseURL]
+        let scratch = try ScratchDirectory("proteinar-cli", create: false)
+        defer { scratch.remove() }
+        let common = ["--data-dir", scratch.path, "--rcsb-url", archive.baseURL]
         let fetched = try Self.run(["fetch", "7FLK", "pdb_00005pti"] + common)
         #expect(fetched.0 == 0, "proteinar fetch: \(fetched.2)")
         #expect(fetched.1.contains("7FLK") && fetched.1.contains("pdb_00005pti"))

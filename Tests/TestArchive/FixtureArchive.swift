@@ -9,27 +9,27 @@ import NIOCore
 ///   5XXX always answers 500; 7FLK answers 503 once, then the file; 6SLO answers after 30 s;
 ///   8HNG sends half of its file and then hangs (for killing a server mid-download);
 ///   anything else without a fixture is 404.
-final class FixtureArchive: Sendable {
-    let port: Int
+public final class FixtureArchive: Sendable {
+    public let port: Int
     private let task: Task<Void, any Error>
-    let log: RequestLog
+    public let log: RequestLog
 
-    actor RequestLog {
+    public actor RequestLog {
         private(set) var hits: [String: Int] = [:]
         func record(_ path: String) { hits[path, default: 0] += 1 }
-        func count(_ path: String) -> Int { hits[path] ?? 0 }
-        func reset() { hits = [:] }
+        public func count(_ path: String) -> Int { hits[path] ?? 0 }
+        public func reset() { hits = [:] }
     }
 
-    static let structures: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    public static let structures: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures/structures")
 
-    static func fixture(_ name: String) -> [UInt8] {
+    public static func fixture(_ name: String) -> [UInt8] {
         (try? [UInt8](Data(contentsOf: structures.appendingPathComponent(name)))) ?? []
     }
 
     /// Files by archive path.
-    static let files: [String: [UInt8]] = {
+    public static let files: [String: [UInt8]] = {
         var f: [String: [UInt8]] = [:]
         f["/3JQH.bcif.gz"] = fixture("3jqh.bcif.gz")
         f["/download/2XHE.cif.gz"] = fixture("2XHE.cif.gz")
@@ -44,7 +44,7 @@ final class FixtureArchive: Sendable {
         return f
     }()
 
-    static func gzip(_ bytes: [UInt8]) -> [UInt8] {
+    public static func gzip(_ bytes: [UInt8]) -> [UInt8] {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/gzip")
         p.arguments = ["-c"]
@@ -64,7 +64,7 @@ final class FixtureArchive: Sendable {
         "3JQH": ("Structure of the neck region of the glycan-binding receptor DC-SIGNR", "X-RAY DIFFRACTION", 2.201, "2009-10-13T00:00:00+0000"),
     ]
 
-    init() async throws {
+    public init() async throws {
         let log = RequestLog()
         self.log = log
         let router = Router(context: BasicRequestContext.self)
@@ -85,20 +85,20 @@ final class FixtureArchive: Sendable {
                   "pdbUrl":"http://\(host)/files/AF-P69905-F1-model_v4.pdb"}]
                 """)
         }
-        let (stream, continuation) = AsyncStream<Int>.makeStream()
-        var logger = Logger(label: "fixture-archive")
-        logger.logLevel = .critical
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) }, logger: logger)
-        task = Task { try await app.runService() }
-        var found = 0
-        for await p in stream { found = p; break }
-        port = found
+        var quiet = Logger(label: "fixture-archive")
+        quiet.logLevel = .critical
+        let logger = quiet
+        let (port, task) = try await LoopbackServer.start("the fixture archive") { running in
+            Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                        onServerRunning: { channel in running(channel.localAddress?.port ?? 0) }, logger: logger)
+        }
+        self.port = port
+        self.task = task
     }
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    func stop() { task.cancel() }
+    public func stop() { task.cancel() }
 
     struct LogMiddleware: RouterMiddleware {
         let log: RequestLog

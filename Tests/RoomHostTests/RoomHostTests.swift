@@ -3,6 +3,7 @@ import Library
 import RoomHost
 import SketchRooms
 import Testing
+import TestSupport
 
 /// Rooms hosted on a real store: order, live updates, resume, restarts from snapshot and log.
 @Suite("Room host")
@@ -17,7 +18,7 @@ struct RoomHostTests {
 
     @Test("stored before acknowledged; a restarted host finds every acknowledged operation in order", arguments: StoreKind.allCases)
     func durability(kind: StoreKind) async throws {
-        let (store, cleanup) = try await StoreTests.open(kind, cacheLimit: 1 << 20)
+        let (store, cleanup) = try await TestStores.open(kind, cacheLimit: 1 << 20)
         defer { Task { await cleanup() } }
         try await store.migrate()
         let host = RoomHost(store: store, snapshotInterval: 7)
@@ -69,7 +70,7 @@ struct RoomHostTests {
 
     @Test("concurrent submissions to one room get consecutive numbers", arguments: [StoreKind.sqlite])
     func concurrency(kind: StoreKind) async throws {
-        let (store, cleanup) = try await StoreTests.open(kind, cacheLimit: 1 << 20)
+        let (store, cleanup) = try await TestStores.open(kind, cacheLimit: 1 << 20)
         defer { Task { await cleanup() } }
         try await store.migrate()
         let host = RoomHost(store: store)
@@ -91,7 +92,7 @@ struct RoomHostTests {
 
     @Test("a client that resumes after a sequence gets the stored operations up to the live state, then live ones", arguments: StoreKind.allCases)
     func resume(kind: StoreKind) async throws {
-        let (store, cleanup) = try await StoreTests.open(kind, cacheLimit: 1 << 20)
+        let (store, cleanup) = try await TestStores.open(kind, cacheLimit: 1 << 20)
         defer { Task { await cleanup() } }
         try await store.migrate()
         let host = RoomHost(store: store)

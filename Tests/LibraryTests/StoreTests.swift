@@ -1,24 +1,11 @@
 import Foundation
 import Library
 import Testing
+import TestSupport
 
 /// The two stores behave alike: records, files, the model cache's size cap and LRU eviction.
 @Suite("Library stores")
 struct StoreTests {
-    static func open(_ kind: StoreKind, cacheLimit: Int) async throws -> (any LibraryStore, @Sendable () async -> Void) {
-        switch kind {
-        case .sqlite:
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("proteinar-store-\(UUID().uuidString)").path
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-            let store = try SQLiteLibraryStore(path: dir + "/library.sqlite", cacheLimitBytes: cacheLimit)
-            return (store, { try? FileManager.default.removeItem(atPath: dir) })
-        case .postgres:
-            let (url, drop) = try await PostgresScratch.create()
-            let store = try PostgresLibraryStore(url: url, cacheLimitBytes: cacheLimit)
-            return (store, { try? await store.close(); await drop() })
-        }
-    }
-
     static func record(_ id: String, hash: String) -> MoleculeRecord {
         MoleculeRecord(id: id, source: "upload", title: "Test \(id)", atoms: 10, residues: 2, chains: 1, format: "pdb",
                        fileHash: hash, fileSize: 100, summaryJSON: "{}")
@@ -26,7 +13,7 @@ struct StoreTests {
 
     @Test("records and files round-trip; replacing and removing keep files consistent", arguments: StoreKind.allCases)
     func records(kind: StoreKind) async throws {
-        let (store, cleanup) = try await Self.open(kind, cacheLimit: 1 << 20)
+        let (store, cleanup) = try await TestStores.open(kind, cacheLimit: 1 << 20)
         try await store.migrate()
         try await store.migrate()  // a second start changes nothing
         try await store.add(Self.record("A1", hash: "h1"), compressedFile: [1, 2, 3])
@@ -51,7 +38,7 @@ struct StoreTests {
 
     @Test("the model cache keeps under its cap, evicting the least recently used", arguments: StoreKind.allCases)
     func cacheEviction(kind: StoreKind) async throws {
-        let (store, cleanup) = try await Self.open(kind, cacheLimit: 1000)
+        let (store, cleanup) = try await TestStores.open(kind, cacheLimit: 1000)
         try await store.migrate()
         try await store.add(Self.record("M1", hash: "h"), compressedFile: [0])
         for key in ["k1", "k2"] {
