@@ -121,6 +121,10 @@ let package = Package(
         .testTarget(name: "LibraryTests", dependencies: ["Library", "TestSupport"]),
         .testTarget(name: "RoomHostTests", dependencies: ["RoomHost", "Library", "SketchRooms", "TestSupport"]),
         .testTarget(
+            name: "MoleculeLibraryTests",
+            dependencies: ["MoleculeLibrary", "Library", "PDBArchive", "TestSupport", "TestArchive"]
+        ),
+        .testTarget(
             name: "ProteinARServerTests",
             dependencies: [
                 "ProteinARServer", "MoleculeLibrary", "Library", "PDBArchive", "SceneExport", "SketchRooms", "TestSupport", "TestArchive",

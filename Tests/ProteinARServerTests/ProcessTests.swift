@@ -91,6 +91,8 @@ struct ProcessTests {
         let fetched = try Self.run(["fetch", "7FLK", "pdb_00005pti"] + common)
         #expect(fetched.0 == 0, "proteinar fetch: \(fetched.2)")
         #expect(fetched.1.contains("7FLK") && fetched.1.contains("pdb_00005pti"))
+        // This test's archive answered 7FLK with a 503 first: the command tried again.
+        #expect(await archive.log.statuses("/download/7FLK.cif.gz") == [503, 200])
         let bad = try Self.run(["fetch", "9ZZZ"] + common)
         #expect(bad.0 != 0 && bad.2.contains("9ZZZ"))
         let invalid = try Self.run(["fetch", "../etc"] + common)
