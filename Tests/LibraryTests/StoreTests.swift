@@ -6,8 +6,8 @@ import TestSupport
 /// The two stores behave alike: records, files, the model cache's size cap and LRU eviction.
 @Suite("Library stores")
 struct StoreTests {
-    static func record(_ id: String, hash: String) -> MoleculeRecord {
-        MoleculeRecord(id: id, source: "upload", title: "Test \(id)", atoms: 10, residues: 2, chains: 1, format: "pdb",
+    static func record(_ id: String, hash: String, title: String? = nil) -> MoleculeRecord {
+        MoleculeRecord(id: id, source: "upload", title: title ?? "Test \(id)", atoms: 10, residues: 2, chains: 1, format: "pdb",
                        fileHash: hash, fileSize: 100, summaryJSON: "{}")
     }
 
@@ -33,6 +33,34 @@ struct StoreTests {
         let page = try await store.molecules(MoleculeQuery(text: "repl"))
         #expect(page.total == 1 && page.molecules.first?.id == "A1")
         #expect(try await store.molecules(MoleculeQuery(text: "100%_")).total == 0)  // wildcards are literal
+        await cleanup()
+    }
+
+    /// Each title holds a character LIKE treats specially; each decoy is what that character would
+    /// match if it were not taken literally.
+    @Test("search takes %, _ and \\ literally", arguments: StoreKind.allCases)
+    func literalSearch(kind: StoreKind) async throws {
+        let (store, cleanup) = try await TestStores.open(kind, cacheLimit: 1 << 20)
+        try await store.migrate()
+        let titles = [
+            "percent": "Purity 100% by weight", "percent-decoy": "Purity 1000 by weight",
+            "underscore": "Buffer pH_7 only", "underscore-decoy": "Buffer pH 7 only",
+            "backslash": #"Path C:\temp kept"#, "backslash-decoy": "Path C:temp kept",
+        ]
+        for (id, title) in titles.sorted(by: { $0.key < $1.key }) {
+            try await store.add(Self.record(id, hash: "h-\(id)", title: title), compressedFile: [1])
+        }
+        func found(_ text: String) async throws -> [String] {
+            try await store.molecules(MoleculeQuery(text: text)).molecules.map(\.id).sorted()
+        }
+        #expect(try await found("Purity") == ["percent", "percent-decoy"])  // both are there to be found
+        #expect(try await found("100%") == ["percent"])
+        #expect(try await found("%") == ["percent"])
+        #expect(try await found("pH_7") == ["underscore"])
+        #expect(try await found("_") == ["underscore"])
+        #expect(try await found(#"C:\temp"#) == ["backslash"])
+        #expect(try await found(#"\"#) == ["backslash"])
+        #expect(try await store.molecules(MoleculeQuery(text: "100%")).total == 1)
         await cleanup()
     }
 
