@@ -72,14 +72,38 @@ public enum PostgresScratch {
     }
 
     public static func adminQuery(_ url: String, _ sql: String) async throws {
+        _ = try await integers(url, sql)
+    }
+
+    /// Runs `sql` on the database `url` names; the first column of each row, as whole numbers.
+    public static func integers(_ url: String, _ sql: String) async throws -> [Int] {
         guard let c = URLComponents(string: url), let host = c.host else { throw TestSetupError(description: "bad postgres URL \(url)") }
         let configuration = PostgresClient.Configuration(host: host, port: c.port ?? 5432, username: c.user ?? "postgres",
                                                          password: c.password, database: String(c.path.dropFirst()), tls: .disable)
         let client = PostgresClient(configuration: configuration)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            try await client.query(PostgresQuery(unsafeSQL: sql))
-            group.cancelAll()
+        return try await withThrowingTaskGroup(of: [Int].self) { group in
+            group.addTask { await client.run(); return [] }
+            defer { group.cancelAll() }
+            var out: [Int] = []
+            let rows = try await client.query(PostgresQuery(unsafeSQL: sql))
+            for try await row in rows {
+                let cells = row.makeRandomAccess()
+                if cells.count > 0, let value = try? cells[0].decode(Int.self) { out.append(value) }
+            }
+            return out
         }
+    }
+
+    /// How many connections to the database `url` names have run `LISTEN "channel"` and are
+    /// waiting (LISTEN done): a notification sent now reaches that many listeners.
+    public static func listeners(on channel: String, database url: String) async throws -> Int {
+        guard let database = URLComponents(string: url)?.path.dropFirst(), !database.isEmpty else {
+            throw TestSetupError(description: "bad postgres URL \(url)")
+        }
+        let sql = """
+            SELECT count(*)::bigint FROM pg_stat_activity WHERE datname = '\(database)' AND state = 'idle' \
+            AND query = 'LISTEN "\(channel)";'
+            """
+        return try await integers(try adminURL, sql).first ?? 0
     }
 }

@@ -29,6 +29,19 @@ public func within<T: Sendable>(_ limit: Duration, _ what: String, _ body: @esca
     }
 }
 
+/// Waits until `condition` holds, asking again every `interval`; `TimedOut` after `limit`. For
+/// what a test can observe but not be told of (a snapshot saved in the background, a listener in
+/// place): the wait ends as soon as the condition holds, the limit only bounds a broken feature.
+public func eventually(_ what: String, within limit: Duration = .seconds(30), every interval: Duration = .milliseconds(10),
+                       _ condition: @escaping @Sendable () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + limit
+    while true {
+        if try await condition() { return }
+        if ContinuousClock.now >= deadline { throw TimedOut(what, after: limit) }
+        try await Task.sleep(for: interval)
+    }
+}
+
 /// The first of a body's result, a timeout or a cancellation, once.
 private final class Outcome<T: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
