@@ -69,12 +69,14 @@ struct StoreTests {
         let (store, cleanup) = try await TestStores.open(kind, cacheLimit: 1000)
         try await store.migrate()
         try await store.add(Self.record("M1", hash: "h"), compressedFile: [0])
+        // Uses are ordered by the time the store stamps them with: each step waits for the clock
+        // to move on, so no two stamps are equal.
         for key in ["k1", "k2"] {
             try await store.cacheModel(CachedModel(key: key, moleculeID: "M1", mediaType: "model/gltf-binary", bytes: [UInt8](repeating: 7, count: 400)))
-            try await Task.sleep(for: .milliseconds(20))
+            try await wallClockTicks()
         }
         #expect(try await store.cachedModel(key: "k1") != nil)  // k1 is now the more recently used
-        try await Task.sleep(for: .milliseconds(20))
+        try await wallClockTicks()
         try await store.cacheModel(CachedModel(key: "k3", moleculeID: "M1", mediaType: "model/gltf-binary", bytes: [UInt8](repeating: 8, count: 400)))
         #expect(try await store.cacheSize() <= 1000)
         #expect(try await store.cachedModel(key: "k2") == nil)

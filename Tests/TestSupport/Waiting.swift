@@ -42,6 +42,15 @@ public func eventually(_ what: String, within limit: Duration = .seconds(30), ev
     }
 }
 
+/// Returns once the wall clock (`Date()`, which stores stamp uses with) reads later than when this
+/// was called: whatever is stamped after this returns is stamped later than anything before.
+public func wallClockTicks() async throws {
+    let start = Date().timeIntervalSince1970
+    try await eventually("the wall clock to move past \(start)", within: .seconds(5), every: .microseconds(100)) {
+        Date().timeIntervalSince1970 > start
+    }
+}
+
 /// The first of a body's result, a timeout or a cancellation, once.
 private final class Outcome<T: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
