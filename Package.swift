@@ -147,16 +147,40 @@ let package = Package(
         .testTarget(name: "RoomModelsTests", dependencies: ["Geometry", "MeshChecks", "RoomModels", "SceneExport"]),
         .testTarget(name: "ProteinDesignTests", dependencies: ["ProteinDesign", "Molecule"]),
         .testTarget(name: "SketchRoomsTests", dependencies: ["SketchRooms"]),
+        // What several test targets share, once: scratch stores (a temporary SQLite file, a PostgreSQL
+        // database from PROTEINAR_TEST_POSTGRES_URL) and bounded waits.
+        .target(
+            name: "TestSupport",
+            dependencies: ["Library", .product(name: "PostgresNIO", package: "postgres-nio")],
+            path: "Tests/TestSupport"
+        ),
+        // The RCSB and AlphaFold DB stand-in, and starting a Hummingbird application on a loopback port.
+        .target(
+            name: "TestArchive",
+            dependencies: [
+                "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/TestArchive"
+        ),
+        .testTarget(name: "LibraryTests", dependencies: ["Library", "TestSupport"]),
+        .testTarget(name: "RoomHostTests", dependencies: ["RoomHost", "Library", "SketchRooms", "TestSupport"]),
+        .testTarget(
+            name: "MoleculeLibraryTests",
+            dependencies: ["MoleculeLibrary", "Library", "PDBArchive", "TestSupport", "TestArchive"]
+        ),
         .testTarget(
             name: "ProteinARServerTests",
             dependencies: [
-                "Library", "MoleculeLibrary", "PDBArchive", "ProteinARServer", "RoomHost", "RoomModels", "SceneExport", "SketchRooms",
+                "Library", "MoleculeLibrary", "PDBArchive", "ProteinARServer", "RoomModels", "SceneExport", "SketchRooms", "TestArchive",
+                "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .testTarget(

@@ -134,21 +134,61 @@ struct BadInputTests {
         #expect(e?.byteOffset != nil)
     }
 
-    @Test("every file cut at many places fails cleanly or reads", arguments: ["1A8O.pdb", "1A8O.cif", "3jqh.bcif.gz", "first_200.props.sdf", "benzene.xyz", "ATP.cif"])
+    /// Whether the error says where: a line, a byte offset, or the record or category concerned.
+    static func saysWhere(_ e: StructureReadError) -> Bool { e.line != nil || e.byteOffset != nil || e.field != nil }
+
+    @Test("every file cut at many places fails with an error that says where, or reads as the start of the whole",
+          arguments: ["1A8O.pdb", "1A8O.cif", "3jqh.bcif.gz", "first_200.props.sdf", "benzene.xyz", "ATP.cif"])
     func truncations(file: String) throws {
         let full = try Fixtures.bytes(file)
+        let whole = try StructureReader.read(bytes: full, fileName: file)
+        let wholeModel = try #require(whole.models.first)
+        var errors = 0, cuts = 0
         for k in stride(from: 0, to: full.count, by: max(1, full.count / 97)) {
-            do { _ = try StructureReader.read(bytes: Array(full.prefix(k)), fileName: file) } catch is StructureReadError {}
+            cuts += 1
+            let s: Structure
+            do {
+                s = try StructureReader.read(bytes: Array(full.prefix(k)), fileName: file)
+            } catch let e as StructureReadError {
+                errors += 1
+                #expect(e.file == file && !e.message.isEmpty, "cut at \(k): \(e)")
+                // Only the empty file has nowhere to point.
+                #expect(Self.saysWhere(e) || (k == 0 && e.message.contains("empty")), "cut at \(k): says not where: \(e)")
+                continue
+            }
+            // Read: what it has is the whole file's beginning, atoms in their places.
+            #expect(s.models.count <= whole.models.count, "cut at \(k)")
+            if let model = s.models.first {
+                let n = model.atoms.count
+                #expect(n <= wholeModel.atoms.count, "cut at \(k)")
+                #expect(Array(model.atoms.positions.prefix(n)) == Array(wholeModel.atoms.positions.prefix(n)), "cut at \(k)")
+            }
+            exerciseEngine(s)
         }
+        #expect(cuts >= 97)
+        #expect(errors > 0, "no cut of \(file) was refused")
+        #expect(errors < cuts || file.contains("bcif"), "every cut of \(file) was refused")
     }
 
-    /// Inputs that once crashed a reader (found by `scripts/fuzz`) must now only fail cleanly.
+    /// Inputs that once crashed a reader (found by `scripts/fuzz`) must now only fail cleanly: a
+    /// `StructureReadError` naming the file and the place, or a structure the engine can work on.
     @Test func fuzzRegressions() throws {
         let dir = Fixtures.root.appendingPathComponent("fuzz-crashes")
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
-        for name in files where !name.hasPrefix(".") && name != "README.md" {
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { !$0.hasPrefix(".") && $0 != "README.md" }.sorted()
+        #expect(files.count >= 2, "the inputs kept in Tests/Fixtures/fuzz-crashes: \(files)")
+        for name in files {
             let bytes = try [UInt8](Data(contentsOf: dir.appendingPathComponent(name)))
-            if let s = try? StructureReader.read(bytes: bytes, fileName: name) { exerciseEngine(s) }
+            #expect(!bytes.isEmpty, "\(name)")
+            do {
+                exerciseEngine(try StructureReader.read(bytes: bytes, fileName: name))
+            } catch let e as StructureReadError {
+                #expect(e.file == name && !e.message.isEmpty && Self.saysWhere(e), "\(name): \(e)")
+            }
+        }
+        // The two the README describes are refused: a category given twice with other row counts.
+        for name in ["mmcif-907eee0e6376.bin", "mmcif-f7b9b7ed29d9.bin"] {
+            let e = Self.error(try [UInt8](Data(contentsOf: dir.appendingPathComponent(name))), name: name)
+            #expect(e?.message.contains("category appears again") == true, "\(name): \(String(describing: e))")
         }
     }
 }

@@ -35,18 +35,55 @@ struct DSSPTests {
         #expect(same == expected.count, "\(name): \(same)/\(expected.count) residues agree")
     }
 
-    @Test("a chain break stops helices and ladders")
+    /// Residues of a helix turn the chain at a break cannot span: the first residue after the break
+    /// can be in no helix (H, G, I) and no turn (T), because each of those needs a hydrogen bond
+    /// from a residue before the break to one after it, within one stretch of chain.
+    static let spanning: Set<SecondaryStructureCode> = [.alphaHelix, .helix310, .piHelix, .turn]
+
+    @Test("a chain break stops helices: by chain index, and where the peptide bond is missing")
     func chainBreak() throws {
         let s = try Fixtures.read("pdb1ubi.pdb")
         let model = try #require(s.firstModel)
-        var (backbone, _) = model.backboneResidues()
-        // Move the second half 50 Å away: no hydrogen bond may cross the gap.
-        for i in (backbone.count / 2)..<backbone.count {
-            backbone[i].n.x += 50; backbone[i].ca.x += 50; backbone[i].c.x += 50; backbone[i].o.x += 50
+        let (backbone, _) = model.backboneResidues()
+        let whole = DSSP.assign(backbone)
+        // Ubiquitin's α-helix (residues 23-34): cut it in the middle.
+        let helix = try #require(Self.longestRun(of: .alphaHelix, in: whole))
+        try #require(helix.count >= 10, "ubiquitin's helix: \(helix)")
+        let cut = helix.lowerBound + helix.count / 2
+        #expect(whole[cut - 1] == .alphaHelix && whole[cut] == .alphaHelix)
+
+        // The same coordinates, the second part another chain: every hydrogen bond is still there,
+        // but no helix crosses from one chain to the other.
+        var twoChains = backbone
+        for i in cut..<twoChains.count { twoChains[i].chainIndex = 1 }
+        let split = DSSP.assign(twoChains)
+        #expect(split.count == backbone.count)
+        #expect(!Self.spanning.contains(split[cut]), "first residue of the second chain: \(split[cut].letter)")
+        #expect(split[..<(cut - 5)] == whole[..<(cut - 5)], "far from the break nothing changes")
+
+        // One residue of the helix left out: C(i-1) to N(i) is far more than a peptide bond, the
+        // chain is broken there, and what follows starts afresh.
+        var gapped = backbone
+        gapped.remove(at: cut)
+        let distance = gapped[cut].n - gapped[cut - 1].c
+        try #require((distance * distance).sum().squareRoot() > 2.5)
+        let broken = DSSP.assign(gapped)
+        #expect(broken.count == gapped.count)
+        #expect(!Self.spanning.contains(broken[cut]), "first residue after the gap: \(broken[cut].letter)")
+    }
+
+    static func longestRun(of code: SecondaryStructureCode, in codes: [SecondaryStructureCode]) -> Range<Int>? {
+        var best: Range<Int>?
+        var start: Int?
+        for i in 0...codes.count {
+            if i < codes.count && codes[i] == code {
+                if start == nil { start = i }
+            } else if let s = start {
+                if (best?.count ?? 0) < i - s { best = s..<i }
+                start = nil
+            }
         }
-        let codes = DSSP.assign(backbone)
-        #expect(codes.count == backbone.count)
-        #expect(codes[backbone.count / 2] != .alphaHelix || codes[backbone.count / 2 - 1] != .alphaHelix)
+        return best
     }
 
     @Test("degenerate input does not crash")

@@ -1,6 +1,8 @@
 import Foundation
 import NIOHTTP1
 import Testing
+import TestArchive
+import TestSupport
 
 /// The HTTP API on real loopback HTTP, on SQLite and on PostgreSQL, against the fixture archive.
 @Suite("Library API")
@@ -111,8 +113,9 @@ struct APITests {
         // Progress as server-sent events.
         let events = try await server.postJSON("/api/molecules", #"{"id": "5PTI"}"#, headers: ["Accept": "text/event-stream"])
         #expect(events.text.contains("event: progress") && events.text.contains("event: done") && events.text.contains("\"5PTI\""))
-        // A 503 once is retried.
+        // A 503 is retried: this test's archive answered 503 first, then the file.
         #expect(try await server.postJSON("/api/molecules", #"{"id": "7FLK"}"#).status == 201)
+        #expect(await server.archive.log.statuses("/download/7FLK.cif.gz") == [503, 200])
     }
 
     @Test("bad input and archive faults: 400, 404, 413, 422, 502, and the library keeps working", arguments: StoreKind.allCases)

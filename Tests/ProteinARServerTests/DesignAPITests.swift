@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The builder over HTTP: verdicts, files of a design named by its URL, saving to the library, bad input.
 @Suite("Design API")

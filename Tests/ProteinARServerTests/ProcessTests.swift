@@ -1,6 +1,8 @@
 import Foundation
 import NIOHTTP1
 import Testing
+import TestArchive
+import TestSupport
 
 /// The `proteinar` binary as people run it: killed mid-download, and the library commands.
 @Suite("proteinar serve and library commands, as processes", .serialized)
@@ -25,7 +27,11 @@ struct ProcessTests {
         let deadline = Date().addingTimeInterval(120)
         while Date() < deadline {
             let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { try await Task.sleep(for: .milliseconds(50)); continue }
+            if chunk.isEmpty {
+                if !p.isRunning { break }  // ended without listening
+                try await Task.sleep(for: .milliseconds(50))
+                continue
+            }
             text += String(decoding: chunk, as: UTF8.self)
             if let r = text.range(of: "listening on http://127.0.0.1:"),
                let port = Int(text[r.upperBound...].prefix { $0.isNumber }) {
@@ -34,6 +40,26 @@ struct ProcessTests {
         }
         p.terminate()
         throw TestSetupError(description: "proteinar serve did not start: \(text)")
+    }
+
+    /// Posts `json` asking for progress events and reads them as they come; returns the byte count
+    /// of the first "downloaded N bytes" event with N > 0 (the request is left open).
+    static func firstDownloadedBytes(_ url: String, _ json: String) async throws -> Int {
+        var r = HTTPClientRequest(url: url)
+        r.method = .POST
+        r.headers.add(name: "Content-Type", value: "application/json")
+        r.headers.add(name: "Accept", value: "text/event-stream")
+        r.body = .bytes(ByteBuffer(string: json))
+        let response = try await HTTPClient.shared.execute(r, timeout: .seconds(120))
+        guard response.status == .ok else { throw TestSetupError(description: "POST \(url): \(response.status)") }
+        var text = ""
+        for try await chunk in response.body {
+            text += String(buffer: chunk)
+            for match in text.matches(of: /downloaded (\d+) bytes/) {
+                if let n = Int(match.1), n > 0 { return n }
+            }
+        }
+        throw TestSetupError(description: "the events ended before any bytes arrived: \(text)")
     }
 
     static func run(_ arguments: [String]) throws -> (Int32, String, String) {
@@ -52,20 +78,24 @@ struct ProcessTests {
     func killedDuringFetch() async throws {
         let archive = try await FixtureArchive()
         defer { archive.stop() }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("proteinar-kill-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let scratch = try ScratchDirectory("proteinar-kill", create: false)
+        defer { scratch.remove() }
+        let dir = scratch.path
         let (server, port) = try await Self.serve(dataDir: dir, archive: archive)
         let starter = try await TestHTTP.get("http://127.0.0.1:\(port)/api/molecules?limit=100")
         let count = (starter.json["total"] as? Int) ?? -1
         #expect(count >= 10)
-        // 8HNG's download sends half its bytes, then stalls; kill the server while it waits.
-        let fetch = Task { try? await TestHTTP.postJSON("http://127.0.0.1:\(port)/api/molecules", #"{"id": "8HNG"}"#) }
-        let deadline = Date().addingTimeInterval(30)
-        while await archive.log.count("/download/8HNG.cif.gz") == 0 && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        try await Task.sleep(for: .milliseconds(300))
+        // 8HNG's download sends half its bytes, then stalls; kill the server while it waits, once
+        // its progress events say bytes have arrived.
+        let file = try #require(FixtureArchive.files["/download/8HNG.cif.gz"])
+        let received = try await within(.seconds(60), "the server to report 8HNG's first bytes") {
+            try await Self.firstDownloadedBytes("http://127.0.0.1:\(port)/api/molecules", #"{"id": "8HNG"}"#)
+        }
+        #expect(received > 0 && received <= file.count / 2, "\(received) of \(file.count) bytes")
+        #expect(await archive.log.statuses("/download/8HNG.cif.gz") == [200])
         kill(server.processIdentifier, SIGKILL)
         server.waitUntilExit()
-        fetch.cancel()
+        #expect(server.terminationReason == .uncaughtSignal && server.terminationStatus == SIGKILL)
 
         let (again, port2) = try await Self.serve(dataDir: dir, archive: archive)
         defer { again.terminate(); again.waitUntilExit() }
@@ -82,12 +112,14 @@ struct ProcessTests {
     func libraryCommands() async throws {
         let archive = try await FixtureArchive()
         defer { archive.stop() }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("proteinar-cli-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let common = ["--data-dir", dir, "--rcsb-url", archive.baseURL]
+        let scratch = try ScratchDirectory("proteinar-cli", create: false)
+        defer { scratch.remove() }
+        let common = ["--data-dir", scratch.path, "--rcsb-url", archive.baseURL]
         let fetched = try Self.run(["fetch", "7FLK", "pdb_00005pti"] + common)
         #expect(fetched.0 == 0, "proteinar fetch: \(fetched.2)")
         #expect(fetched.1.contains("7FLK") && fetched.1.contains("pdb_00005pti"))
+        // This test's archive answered 7FLK with a 503 first: the command tried again.
+        #expect(await archive.log.statuses("/download/7FLK.cif.gz") == [503, 200])
         let bad = try Self.run(["fetch", "9ZZZ"] + common)
         #expect(bad.0 != 0 && bad.2.contains("9ZZZ"))
         let invalid = try Self.run(["fetch", "../etc"] + common)

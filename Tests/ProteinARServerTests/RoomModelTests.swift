@@ -6,6 +6,7 @@ import SceneExport
 import RoomModels
 import SketchRooms
 import Testing
+import TestSupport
 
 /// Rooms as AR models: strokes as tubes with the room's molecule where it was placed.
 @Suite("Room models")
@@ -16,16 +17,15 @@ struct RoomModelTests {
 
     /// A library on SQLite holding the starter library's 1AKE, and how to throw it away.
     static func library() async throws -> (LibraryService, @Sendable () async -> Void) {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("proteinar-rooms-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let store = try SQLiteLibraryStore(path: dir + "/library.sqlite")
+        let dir = try ScratchDirectory("proteinar-rooms")
+        let store = try SQLiteLibraryStore(path: dir.sqliteFile)
         try await store.migrate()
         // No archive is asked: 1AKE comes from the starter library's own file.
         let service = LibraryService(store: store, archive: ArchiveClient(endpoints: ArchiveEndpoints(allAt: "http://127.0.0.1:9")))
         let entry = try #require(try StarterLibrary.entries().first { $0.id == "1AKE" })
         _ = try await service.add(bytes: entry.bytes, fileName: entry.fileName, id: entry.id, source: "starter",
                                   description: entry.description)
-        return (service, { try? await store.close(); try? FileManager.default.removeItem(atPath: dir) })
+        return (service, { try? await store.close(); dir.remove() })
     }
 
     static func room(_ operations: [RoomOperation]) -> RoomState {

@@ -7,18 +7,9 @@ import Logging
 import MoleculeLibrary
 import NIOCore
 import PDBArchive
-import PostgresNIO
 import ProteinARServer
-import Testing
-
-/// Which store a test runs on. PostgreSQL comes from `PROTEINAR_TEST_POSTGRES_URL` (scripts/test
-/// starts a server from Debian's package and sets it); each test gets a database of its own.
-enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case sqlite, postgres
-    var testDescription: String { rawValue }
-}
-
-struct TestSetupError: Error, CustomStringConvertible { let description: String }
+import TestArchive
+import TestSupport
 
 /// A real server on a loopback port, on a fresh library, talking to the fixture archive.
 final class TestServer: Sendable {
@@ -40,9 +31,9 @@ final class TestServer: Sendable {
         var cleanup: @Sendable () async -> Void = {}
         switch kind {
         case .sqlite:
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("proteinar-test-\(UUID().uuidString)").path
-            configuration.dataDirectory = dir
-            cleanup = { try? FileManager.default.removeItem(atPath: dir) }
+            let dir = try ScratchDirectory("proteinar-test", create: false)
+            configuration.dataDirectory = dir.path
+            cleanup = { dir.remove() }
         case .postgres:
             let (url, drop) = try await PostgresScratch.create()
             configuration.databaseURL = url
@@ -52,13 +43,10 @@ final class TestServer: Sendable {
         var logger = Logger(label: "test")
         logger.logLevel = .critical  // cancelling a server at the end of a test logs shutdown noise
         let service = try await ProteinARServer.openLibrary(configuration, logger: logger)
-        let (stream, continuation) = AsyncStream<Int>.makeStream()
-        let app = ProteinARServer.application(service: service, configuration: configuration, logger: logger) { port in
-            continuation.yield(port)
+        let settings = configuration
+        let (port, task) = try await LoopbackServer.start("the ProteinAR server") { running in
+            ProteinARServer.application(service: service, configuration: settings, logger: logger) { port in running(port) }
         }
-        let task = Task { try await app.runService() }
-        var port = 0
-        for await p in stream { port = p; break }
         return TestServer(port: port, service: service, archive: archive, task: task, cleanup: cleanup)
     }
 
@@ -96,30 +84,3 @@ final class TestServer: Sendable {
     }
 }
 
-/// A throw-away PostgreSQL database per test.
-enum PostgresScratch {
-    static func create() async throws -> (String, @Sendable () async -> Void) {
-        guard let admin = ProcessInfo.processInfo.environment["PROTEINAR_TEST_POSTGRES_URL"] else {
-            throw TestSetupError(description: "PROTEINAR_TEST_POSTGRES_URL is not set: run scripts/test, which starts PostgreSQL, "
-                                 + "or point it at a server (postgres://user@host:port/postgres)")
-        }
-        let name = "proteinar_test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased())"
-        try await adminQuery(admin, "CREATE DATABASE \(name)")
-        guard var c = URLComponents(string: admin) else { throw TestSetupError(description: "bad PROTEINAR_TEST_POSTGRES_URL") }
-        c.path = "/" + name
-        let url = c.string ?? admin
-        return (url, { try? await adminQuery(admin, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)") })
-    }
-
-    static func adminQuery(_ url: String, _ sql: String) async throws {
-        guard let c = URLComponents(string: url), let host = c.host else { throw TestSetupError(description: "bad postgres URL \(url)") }
-        let configuration = PostgresClient.Configuration(host: host, port: c.port ?? 5432, username: c.user ?? "postgres",
-                                                         password: c.password, database: String(c.path.dropFirst()), tls: .disable)
-        let client = PostgresClient(configuration: configuration)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            try await client.query(PostgresQuery(unsafeSQL: sql))
-            group.cancelAll()
-        }
-    }
-}

@@ -1,13 +1,14 @@
 import Foundation
 import Library
 import Testing
+import TestSupport
 
 /// Rooms in both stores: settings, an append-only numbered log (a number taken once), snapshots.
 @Suite("Room logs")
 struct RoomLogStoreTests {
     @Test("rooms, the numbered log and snapshots round-trip; a taken number is refused", arguments: StoreKind.allCases)
     func log(kind: StoreKind) async throws {
-        let (store, cleanup) = try await StoreTests.open(kind, cacheLimit: 1 << 20)
+        let (store, cleanup) = try await TestStores.open(kind, cacheLimit: 1 << 20)
         defer { Task { await cleanup() } }
         try await store.migrate()
         try await store.migrate()

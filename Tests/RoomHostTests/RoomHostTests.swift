@@ -3,6 +3,7 @@ import Library
 import RoomHost
 import SketchRooms
 import Testing
+import TestSupport
 
 /// Rooms hosted on a real store: order, live updates, resume, restarts from snapshot and log.
 @Suite("Room host")
@@ -17,7 +18,7 @@ struct RoomHostTests {
 
     @Test("stored before acknowledged; a restarted host finds every acknowledged operation in order", arguments: StoreKind.allCases)
     func durability(kind: StoreKind) async throws {
-        let (store, cleanup) = try await StoreTests.open(kind, cacheLimit: 1 << 20)
+        let (store, cleanup) = try await TestStores.open(kind, cacheLimit: 1 << 20)
         defer { Task { await cleanup() } }
         try await store.migrate()
         let host = RoomHost(store: store, snapshotInterval: 7)
@@ -40,11 +41,7 @@ struct RoomHostTests {
         await #expect(throws: RoomError.self) { try await host.submit(ClientOperation(clientOpID: "x", operation: Self.stroke("x")), by: stranger, to: "class-1") }
 
         // The subscriber saw every operation, in order.
-        var seen: [UInt64] = []
-        for await op in updates {
-            seen.append(op.sequence)
-            if seen.count == 31 { break }
-        }
+        let seen = try await Self.first(31, of: updates)
         #expect(seen == Array(1...31))
 
         // A new host on the same store (a restarted server) loads snapshot + tail: the same room.
@@ -52,13 +49,10 @@ struct RoomHostTests {
         let restarted = RoomHost(store: store, snapshotInterval: 7)
         let reloaded = try await restarted.snapshot(of: "class-1", for: teacher)
         #expect(reloaded == live && reloaded.sequence == 31)
-        // Snapshots are saved in the background: the one at 28 arrives shortly.
-        var snapshotSequence = try await store.latestSnapshot(roomID: "class-1")?.sequence
-        for _ in 0..<50 where snapshotSequence != 28 {
-            try await Task.sleep(for: .milliseconds(50))
-            snapshotSequence = try await store.latestSnapshot(roomID: "class-1")?.sequence
-        }
-        #expect(snapshotSequence == 28)
+        // Snapshots are saved in the background: wait for the one at 28 (never a later one: the
+        // next would be at 35).
+        try await eventually("the snapshot at 28") { try await store.latestSnapshot(roomID: "class-1")?.sequence == 28 }
+        #expect(try await store.latestSnapshot(roomID: "class-1")?.sequence == 28)
         #expect(try await restarted.submit(ClientOperation(clientOpID: "op29", operation: Self.stroke("s29")), by: teacher, to: "class-1")
                 == .duplicate(sequence: 30))
         // A client that reconnects after sequence 25 gets 26...31, no gap and no duplicate.
@@ -69,7 +63,7 @@ struct RoomHostTests {
 
     @Test("concurrent submissions to one room get consecutive numbers", arguments: [StoreKind.sqlite])
     func concurrency(kind: StoreKind) async throws {
-        let (store, cleanup) = try await StoreTests.open(kind, cacheLimit: 1 << 20)
+        let (store, cleanup) = try await TestStores.open(kind, cacheLimit: 1 << 20)
         defer { Task { await cleanup() } }
         try await store.migrate()
         let host = RoomHost(store: store)
@@ -91,7 +85,7 @@ struct RoomHostTests {
 
     @Test("a client that resumes after a sequence gets the stored operations up to the live state, then live ones", arguments: StoreKind.allCases)
     func resume(kind: StoreKind) async throws {
-        let (store, cleanup) = try await StoreTests.open(kind, cacheLimit: 1 << 20)
+        let (store, cleanup) = try await TestStores.open(kind, cacheLimit: 1 << 20)
         defer { Task { await cleanup() } }
         try await store.migrate()
         let host = RoomHost(store: store)
@@ -101,7 +95,7 @@ struct RoomHostTests {
         let state = subscription.snapshot, backlog = subscription.backlog, updates = subscription.updates
         #expect(state.sequence == 6 && backlog.map(\.sequence) == [3, 4, 5, 6])
         _ = try await host.submit(ClientOperation(clientOpID: "c6", operation: Self.stroke("s6")), by: teacher, to: "resume")
-        for await op in updates { #expect(op.sequence == 7); break }
+        #expect(try await Self.first(1, of: updates) == [7])
     }
 
     @Test("two hosts on one PostgreSQL database (two servers): operations stored by one reach the other's subscribers in order")
@@ -117,25 +111,48 @@ struct RoomHostTests {
         defer { watch.cancel(); watchA.cancel() }
         _ = try await a.create(RoomSettings(id: "shared", name: "s", ownerID: "teacher", members: ["student"]))
         let onB = try await b.subscribe(to: "shared", for: student).updates
-        try await Task.sleep(for: .milliseconds(300))  // LISTEN is in place
+        // Both hosts are listening once two connections to the database have run LISTEN.
+        try await eventually("both hosts to LISTEN") {
+            try await PostgresScratch.listeners(on: "proteinar_room_appends", database: url) == 2
+        }
+        // A's operations reach B's subscriber by notification alone: B does nothing meanwhile.
         for i in 0..<5 { _ = try await a.submit(ClientOperation(clientOpID: "a\(i)", operation: Self.stroke("a\(i)")), by: teacher, to: "shared") }
-        // B is behind: its own submission takes the next free number after catching up.
+        #expect(try await Self.first(5, of: onB) == [1, 2, 3, 4, 5])
+        let onA = try await a.subscribe(to: "shared", for: teacher)
+        #expect(onA.snapshot.sequence == 5)
+        // B is up to date: its own submission takes the next number; A's subscriber hears of it by
+        // notification alone.
         let outcome = try await b.submit(ClientOperation(clientOpID: "b0", operation: Self.stroke("b0")), by: student, to: "shared")
         #expect(outcome == .accepted(LoggedOperation(sequence: 6, author: "student", clientOpID: "b0", operation: Self.stroke("b0"))))
-        var seen: [UInt64] = []
-        let deadline = Task { try await Task.sleep(for: .seconds(10)) }
-        for await op in onB {
-            seen.append(op.sequence)
-            if seen.count == 6 || deadline.isCancelled { break }
+        #expect(try await Self.first(1, of: onB) == [6])
+        #expect(try await Self.first(1, of: onA.updates) == [6])
+
+        // A host that does not listen falls behind: its own submission catches up from the log,
+        // takes the next free number, and its subscriber gets what it missed first, in order.
+        let c = RoomHost(store: storeB)
+        let onC = try await c.subscribe(to: "shared", for: student).updates
+        for i in 5..<7 { _ = try await a.submit(ClientOperation(clientOpID: "a\(i)", operation: Self.stroke("a\(i)")), by: teacher, to: "shared") }
+        let late = try await c.submit(ClientOperation(clientOpID: "c0", operation: Self.stroke("c0")), by: student, to: "shared")
+        #expect(late == .accepted(LoggedOperation(sequence: 9, author: "student", clientOpID: "c0", operation: Self.stroke("c0"))))
+        #expect(try await Self.first(3, of: onC) == [7, 8, 9])
+        #expect(try await Self.first(3, of: onB) == [7, 8, 9])
+        #expect(try await Self.first(3, of: onA.updates) == [7, 8, 9])
+        let strokes = try await a.snapshot(of: "shared", for: teacher).strokes
+        #expect(strokes.count == 9)
+        #expect(try await b.snapshot(of: "shared", for: teacher).strokes == strokes)
+        #expect(try await c.snapshot(of: "shared", for: teacher).strokes == strokes)
+    }
+
+    /// The sequence numbers of the next `count` updates, or a failure after `limit` (a lost
+    /// notification fails the test instead of hanging the run).
+    static func first(_ count: Int, of updates: RoomMailbox, within limit: Duration = .seconds(30)) async throws -> [UInt64] {
+        try await within(limit, "\(count) room updates") {
+            var seen: [UInt64] = []
+            for await update in updates {
+                seen.append(update.sequence)
+                if seen.count == count { break }
+            }
+            return seen
         }
-        deadline.cancel()
-        #expect(seen == [1, 2, 3, 4, 5, 6])
-        // And A hears of B's operation (notifications arrive a moment later).
-        var onA = try await a.snapshot(of: "shared", for: teacher)
-        for _ in 0..<50 where onA.sequence < 6 {
-            try await Task.sleep(for: .milliseconds(100))
-            onA = try await a.snapshot(of: "shared", for: teacher)
-        }
-        #expect(onA.strokes == (try await b.snapshot(of: "shared", for: teacher)).strokes)
     }
 }

@@ -1,32 +1,19 @@
 import Foundation
 import Library
 import Testing
+import TestSupport
 
 /// The two stores behave alike: records, files, the model cache's size cap and LRU eviction.
 @Suite("Library stores")
 struct StoreTests {
-    static func open(_ kind: StoreKind, cacheLimit: Int) async throws -> (any LibraryStore, @Sendable () async -> Void) {
-        switch kind {
-        case .sqlite:
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("proteinar-store-\(UUID().uuidString)").path
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-            let store = try SQLiteLibraryStore(path: dir + "/library.sqlite", cacheLimitBytes: cacheLimit)
-            return (store, { try? FileManager.default.removeItem(atPath: dir) })
-        case .postgres:
-            let (url, drop) = try await PostgresScratch.create()
-            let store = try PostgresLibraryStore(url: url, cacheLimitBytes: cacheLimit)
-            return (store, { try? await store.close(); await drop() })
-        }
-    }
-
-    static func record(_ id: String, hash: String) -> MoleculeRecord {
-        MoleculeRecord(id: id, source: "upload", title: "Test \(id)", atoms: 10, residues: 2, chains: 1, format: "pdb",
+    static func record(_ id: String, hash: String, title: String? = nil) -> MoleculeRecord {
+        MoleculeRecord(id: id, source: "upload", title: title ?? "Test \(id)", atoms: 10, residues: 2, chains: 1, format: "pdb",
                        fileHash: hash, fileSize: 100, summaryJSON: "{}")
     }
 
     @Test("records and files round-trip; replacing and removing keep files consistent", arguments: StoreKind.allCases)
     func records(kind: StoreKind) async throws {
-        let (store, cleanup) = try await Self.open(kind, cacheLimit: 1 << 20)
+        let (store, cleanup) = try await TestStores.open(kind, cacheLimit: 1 << 20)
         try await store.migrate()
         try await store.migrate()  // a second start changes nothing
         try await store.add(Self.record("A1", hash: "h1"), compressedFile: [1, 2, 3])
@@ -49,17 +36,47 @@ struct StoreTests {
         await cleanup()
     }
 
+    /// Each title holds a character LIKE treats specially; each decoy is what that character would
+    /// match if it were not taken literally.
+    @Test("search takes %, _ and \\ literally", arguments: StoreKind.allCases)
+    func literalSearch(kind: StoreKind) async throws {
+        let (store, cleanup) = try await TestStores.open(kind, cacheLimit: 1 << 20)
+        try await store.migrate()
+        let titles = [
+            "percent": "Purity 100% by weight", "percent-decoy": "Purity 1000 by weight",
+            "underscore": "Buffer pH_7 only", "underscore-decoy": "Buffer pH 7 only",
+            "backslash": #"Path C:\temp kept"#, "backslash-decoy": "Path C:temp kept",
+        ]
+        for (id, title) in titles.sorted(by: { $0.key < $1.key }) {
+            try await store.add(Self.record(id, hash: "h-\(id)", title: title), compressedFile: [1])
+        }
+        func found(_ text: String) async throws -> [String] {
+            try await store.molecules(MoleculeQuery(text: text)).molecules.map(\.id).sorted()
+        }
+        #expect(try await found("Purity") == ["percent", "percent-decoy"])  // both are there to be found
+        #expect(try await found("100%") == ["percent"])
+        #expect(try await found("%") == ["percent"])
+        #expect(try await found("pH_7") == ["underscore"])
+        #expect(try await found("_") == ["underscore"])
+        #expect(try await found(#"C:\temp"#) == ["backslash"])
+        #expect(try await found(#"\"#) == ["backslash"])
+        #expect(try await store.molecules(MoleculeQuery(text: "100%")).total == 1)
+        await cleanup()
+    }
+
     @Test("the model cache keeps under its cap, evicting the least recently used", arguments: StoreKind.allCases)
     func cacheEviction(kind: StoreKind) async throws {
-        let (store, cleanup) = try await Self.open(kind, cacheLimit: 1000)
+        let (store, cleanup) = try await TestStores.open(kind, cacheLimit: 1000)
         try await store.migrate()
         try await store.add(Self.record("M1", hash: "h"), compressedFile: [0])
+        // Uses are ordered by the time the store stamps them with: each step waits for the clock
+        // to move on, so no two stamps are equal.
         for key in ["k1", "k2"] {
             try await store.cacheModel(CachedModel(key: key, moleculeID: "M1", mediaType: "model/gltf-binary", bytes: [UInt8](repeating: 7, count: 400)))
-            try await Task.sleep(for: .milliseconds(20))
+            try await wallClockTicks()
         }
         #expect(try await store.cachedModel(key: "k1") != nil)  // k1 is now the more recently used
-        try await Task.sleep(for: .milliseconds(20))
+        try await wallClockTicks()
         try await store.cacheModel(CachedModel(key: "k3", moleculeID: "M1", mediaType: "model/gltf-binary", bytes: [UInt8](repeating: 8, count: 400)))
         #expect(try await store.cacheSize() <= 1000)
         #expect(try await store.cachedModel(key: "k2") == nil)

@@ -1,13 +1,14 @@
 import Foundation
 import Library
 import Testing
+import TestSupport
 
 /// Accounts and sessions in both stores: unique e-mails, sessions that expire and end.
 @Suite("Account store")
 struct AccountStoreTests {
     @Test("one account per e-mail; sessions found by token hash until they expire or end", arguments: StoreKind.allCases)
     func accounts(kind: StoreKind) async throws {
-        let (store, cleanup) = try await StoreTests.open(kind, cacheLimit: 1 << 20)
+        let (store, cleanup) = try await TestStores.open(kind, cacheLimit: 1 << 20)
         defer { Task { await cleanup() } }
         try await store.migrate()
         let ada = StoredAccount(id: "a1", email: "ada@example.org", name: "Ada", passwordHash: "$2b$10$x", createdAt: Date())

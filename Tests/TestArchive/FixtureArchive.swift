@@ -6,30 +6,37 @@ import NIOCore
 /// A local stand-in for the RCSB PDB and AlphaFold DB (the machines here have no internet): the
 /// same paths and JSON shapes as the real services, and real file bytes from Tests/Fixtures.
 /// Some ids misbehave on purpose:
-///   5XXX always answers 500; 7FLK answers 503 once, then the file; 6SLO answers after 30 s;
-///   8HNG sends half of its file and then hangs (for killing a server mid-download);
+///   5XXX always answers 500; 7FLK answers 503 the first time each of its paths is asked for, then
+///   the file (once per archive: each test starts its own, so each sees the 503); 6SLO answers after
+///   30 s; 8HNG sends half of its file and then hangs (for killing a server mid-download);
 ///   anything else without a fixture is 404.
-final class FixtureArchive: Sendable {
-    let port: Int
+public final class FixtureArchive: Sendable {
+    public let port: Int
     private let task: Task<Void, any Error>
-    let log: RequestLog
+    /// Every request this archive answered, with the status it answered.
+    public let log: RequestLog
 
-    actor RequestLog {
-        private(set) var hits: [String: Int] = [:]
-        func record(_ path: String) { hits[path, default: 0] += 1 }
-        func count(_ path: String) -> Int { hits[path] ?? 0 }
-        func reset() { hits = [:] }
+    public actor RequestLog {
+        private var hits: [String: Int] = [:]
+        private var answers: [String: [Int]] = [:]
+        func arrived(_ path: String) { hits[path, default: 0] += 1 }
+        func answered(_ path: String, status: Int) { answers[path, default: []].append(status) }
+        /// How many requests for `path` came.
+        public func count(_ path: String) -> Int { hits[path] ?? 0 }
+        /// The statuses `path` was answered with so far, in order.
+        public func statuses(_ path: String) -> [Int] { answers[path] ?? [] }
+        public func reset() { hits = [:]; answers = [:] }
     }
 
-    static let structures: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    public static let structures: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures/structures")
 
-    static func fixture(_ name: String) -> [UInt8] {
+    public static func fixture(_ name: String) -> [UInt8] {
         (try? [UInt8](Data(contentsOf: structures.appendingPathComponent(name)))) ?? []
     }
 
     /// Files by archive path.
-    static let files: [String: [UInt8]] = {
+    public static let files: [String: [UInt8]] = {
         var f: [String: [UInt8]] = [:]
         f["/3JQH.bcif.gz"] = fixture("3jqh.bcif.gz")
         f["/download/2XHE.cif.gz"] = fixture("2XHE.cif.gz")
@@ -44,7 +51,7 @@ final class FixtureArchive: Sendable {
         return f
     }()
 
-    static func gzip(_ bytes: [UInt8]) -> [UInt8] {
+    public static func gzip(_ bytes: [UInt8]) -> [UInt8] {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/gzip")
         p.arguments = ["-c"]
@@ -64,14 +71,15 @@ final class FixtureArchive: Sendable {
         "3JQH": ("Structure of the neck region of the glycan-binding receptor DC-SIGNR", "X-RAY DIFFRACTION", 2.201, "2009-10-13T00:00:00+0000"),
     ]
 
-    init() async throws {
+    public init() async throws {
         let log = RequestLog()
         self.log = log
+        let flaky = Flaky()
         let router = Router(context: BasicRequestContext.self)
         router.middlewares.add(LogMiddleware(log: log))
-        router.get("download/:file") { request, context in try await Self.file(request.uri.path, context: context) }
-        router.get("files/:file") { request, context in try await Self.file(request.uri.path, context: context) }
-        router.get(":file") { request, context in try await Self.file(request.uri.path, context: context) }
+        router.get("download/:file") { request, context in try await Self.file(request.uri.path, flaky: flaky) }
+        router.get("files/:file") { request, context in try await Self.file(request.uri.path, flaky: flaky) }
+        router.get(":file") { request, context in try await Self.file(request.uri.path, flaky: flaky) }
         router.post("rcsbsearch/v2/query") { request, context in try await Self.search(request, context: context) }
         router.post("graphql") { request, context in try await Self.graphQL(request, context: context) }
         router.get("api/prediction/:accession") { request, context in
@@ -85,31 +93,39 @@ final class FixtureArchive: Sendable {
                   "pdbUrl":"http://\(host)/files/AF-P69905-F1-model_v4.pdb"}]
                 """)
         }
-        let (stream, continuation) = AsyncStream<Int>.makeStream()
-        var logger = Logger(label: "fixture-archive")
-        logger.logLevel = .critical
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) }, logger: logger)
-        task = Task { try await app.runService() }
-        var found = 0
-        for await p in stream { found = p; break }
-        port = found
+        var quiet = Logger(label: "fixture-archive")
+        quiet.logLevel = .critical
+        let logger = quiet
+        let (port, task) = try await LoopbackServer.start("the fixture archive") { running in
+            Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                        onServerRunning: { channel in running(channel.localAddress?.port ?? 0) }, logger: logger)
+        }
+        self.port = port
+        self.task = task
     }
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    func stop() { task.cancel() }
+    public func stop() { task.cancel() }
 
     struct LogMiddleware: RouterMiddleware {
         let log: RequestLog
         func handle(_ request: Request, context: BasicRequestContext,
                     next: (Request, BasicRequestContext) async throws -> Response) async throws -> Response {
-            await log.record(request.uri.path)
-            return try await next(request, context)
+            let path = request.uri.path
+            await log.arrived(path)
+            do {
+                let response = try await next(request, context)
+                await log.answered(path, status: Int(response.status.code))
+                return response
+            } catch let error as HTTPError {
+                await log.answered(path, status: Int(error.status.code))
+                throw error
+            }
         }
     }
 
-    static func file(_ path: String, context: BasicRequestContext) async throws -> Response {
+    static func file(_ path: String, flaky: Flaky) async throws -> Response {
         if path.contains("5XXX") { throw HTTPError(.internalServerError) }
         if path.contains("7FLK"), await flaky.firstTime(path) { throw HTTPError(.serviceUnavailable) }
         if path.contains("6SLO") { try await Task.sleep(for: .seconds(30)) }
@@ -126,11 +142,11 @@ final class FixtureArchive: Sendable {
         return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
+    /// The paths this archive has been asked for: the first time, 7FLK's answer 503.
     actor Flaky {
         var seen: Set<String> = []
         func firstTime(_ path: String) -> Bool { seen.insert(path).inserted }
     }
-    static let flaky = Flaky()
 
     static func search(_ request: Request, context: BasicRequestContext) async throws -> Response {
         let body = try await request.body.collect(upTo: 1 << 20)
