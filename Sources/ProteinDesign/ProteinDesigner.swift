@@ -62,8 +62,8 @@ struct Junction {
 }
 
 private let contactDistance = 7.5       // Å between Cβ (Cα of glycine) of two pieces
-private let hairpinCoilMaximum = 5      // residues: longer coils join strands that need not pair
-private let pairingBridges = 2          // consecutive β-bridges make a ladder, DSSP's E
+let hairpinCoilMaximum = 5      // residues: longer coils join strands that need not pair
+let pairingBridges = 2          // consecutive β-bridges make a ladder, DSSP's E
 private let pairingWindow = 12          // residues each side of a hairpin's turn that are scored
 private let evaluationBudget = 60_000   // residues built per joint, all conformations together
 private let roundSize = 32
@@ -425,78 +425,6 @@ struct Builder {
         func f(_ v: SIMD3<Double>) -> SIMD3<Float> { SIMD3<Float>(Float(v.x), Float(v.y), Float(v.z)) }
         let h = DSSP.amideHydrogen(n: f(chain.n[d]), previousC: f(chain.c[d - 1]), previousO: f(chain.o[d - 1]))
         return DSSP.hydrogenBondEnergy(n: f(chain.n[d]), h: h, c: f(chain.c[a]), o: f(chain.o[a])) < -0.5
-    }
-
-    // MARK: The verdict
-
-    func pieceName(_ p: Int) -> String { "\(spec.pieces[p].kind.displayName) (piece \(p + 1))" }
-
-    func elementName(_ e: SecondaryElement) -> String {
-        e.pieces.count == 1 ? pieceName(e.pieces[0]) : "\(e.kind.displayName) (pieces \(e.pieces.map { String($0 + 1) }.joined(separator: "–")))"
-    }
-
-    func verdict(secondaryStructure: [SecondaryStructureCode], libraryIDs: Set<String>) -> Verdict {
-        var reasons: [String] = []
-        if elements.isEmpty {
-            reasons.append("a chain of coils has no shape of its own to hold together: add a helix or a strand")
-        }
-        for junction in junctions {
-            guard junction.clashes > 0 || !junction.packed || !junction.paired else { continue }
-            let coilWords = junction.coil.isEmpty || junction.element == nil ? "with no coil before it"
-                : "after a \(junction.coil.count)-residue \(junction.coilPieces.allSatisfy { spec.pieces[$0].kind == .rigidCoil } ? "rigid coil" : "coil")"
-            let subject = junction.element.map { elementName(elements[$0]) } ?? "the final coil"
-            if junction.clashes > 0 {
-                let partner = junction.clashPartner.map { " into \(pieceName(pieceOfResidue[$0]))" } ?? ""
-                reasons.append(junction.coil.isEmpty ? "\(subject) clashes\(partner)"
-                               : junction.element == nil ? "\(subject) clashes\(partner), whatever shape it takes"
-                               : "\(subject) clashes\(partner) \(coilWords), whatever shape the coil takes")
-            } else if !junction.packed {
-                reasons.append("\(subject) does not pack against the pieces before it \(coilWords)")
-            } else if !junction.paired, let e = junction.element {
-                reasons.append("\(subject) does not pair with \(elementName(elements[e - 1])): across the \(junction.coil.count)-residue coil their backbones do not form the hydrogen bonds of a β-ladder")
-            }
-            if let e = junction.element, e > 0 {
-                if junction.coil.isEmpty {
-                    reasons.append("the chain cannot turn without a coil between two pieces: add one")
-                } else if junction.coil.count < 2 {
-                    reasons.append("a \(junction.coil.count)-residue coil is too short to turn the chain back (turns take at least 2 residues)")
-                } else if junction.coilPieces.allSatisfy({ spec.pieces[$0].kind == .rigidCoil }) {
-                    reasons.append("a rigid coil holds the chain straight; a flexible coil can turn it")
-                }
-            }
-        }
-        let isValid = reasons.isEmpty
-        let message = isValid
-            ? "Congratulations, you have created a new protein made of \(spec.name)"
-            : "Sorry, this combination cannot be made"
-        return Verdict(isValid: isValid, message: message, reasons: reasons,
-                       motifs: isValid ? motifs(libraryIDs: libraryIDs) : [])
-    }
-
-    /// Super-secondary motifs the built design contains.
-    func motifs(libraryIDs: Set<String>) -> [Motif] {
-        var found: [Motif] = []
-        func add(_ name: String, _ parts: [SecondaryElement]) {
-            let pieces = parts.flatMap(\.pieces).map { $0 + 1 }
-            let example = Motif.examples[name].flatMap { libraryIDs.contains($0.id) ? $0 : nil }
-            found.append(Motif(name: name, pieces: pieces, example: example))
-        }
-        for (k, junction) in junctions.enumerated() {
-            guard let e = junction.element, e > 0 else { continue }
-            let a = elements[e - 1], b = elements[e]
-            let turn = junction.coil.count
-            if a.kind == .helix && b.kind == .helix && junction.packed && turn >= 2 {
-                add(turn <= 5 ? "helix-turn-helix" : "helical hairpin", [a, b])
-            }
-            if a.kind == .strand && b.kind == .strand && turn <= hairpinCoilMaximum && junctions[k].bridges >= pairingBridges {
-                add("β-hairpin", [a, b])
-            }
-            if e >= 2, a.kind == .helix, b.kind == .strand, elements[e - 2].kind == .strand,
-               bridges(between: b.residues, and: elements[e - 2].residues, placed: chain.count, parallel: true) >= pairingBridges {
-                add("β-α-β", [elements[e - 2], a, b])
-            }
-        }
-        return found
     }
 
     // MARK: The structure

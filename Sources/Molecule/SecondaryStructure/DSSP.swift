@@ -55,7 +55,7 @@ public enum DSSP {
 
 // MARK: - Constants
 
-private enum K {
+enum DSSPConstants {
     /// Cα–Cα distance beyond which no hydrogen bond is evaluated (Å).
     static let caCutoff: Float = 9.0
     /// C(i-1)–N(i) distance beyond which the chain is broken (Å).
@@ -99,13 +99,13 @@ private enum K {
 // MARK: - Working state
 
 /// One of the two best hydrogen-bond partners kept per residue and direction, as in DSSP.
-private struct HBondSlot {
+struct HBondSlot {
     var partner: Int32 = .max
     var energy: Float = 0
 }
 
 /// A residue's two strongest hydrogen bonds in each direction.
-private struct HBondSlots {
+struct HBondSlots {
     /// As donor: N-H of this residue → C=O of the partner.
     var acceptor0 = HBondSlot(), acceptor1 = HBondSlot()
     /// As acceptor: C=O of this residue ← N-H of the partner.
@@ -125,11 +125,11 @@ private struct HBondSlots {
     @inline(__always) mutating func offerDonor(_ e: Float, _ partner: Int32) { Self.offer(e, partner, &donor0, &donor1) }
 }
 
-private enum BridgeKind { case parallel, antiparallel }
+enum BridgeKind { case parallel, antiparallel }
 
 /// A ladder: consecutive bridges of one kind, later merged across β-bulges. The i and j strands are
 /// kept as DSSP keeps them (front/back of its lists), so the fill of bulge residues matches.
-private struct Ladder {
+struct Ladder {
     var kind: BridgeKind
     var iFront: Int, iBack: Int
     var jFront: Int, jBack: Int
@@ -137,7 +137,7 @@ private struct Ladder {
     var alive = true
 }
 
-private struct DSSPState {
+struct DSSPState {
     let count: Int
     var nPos: [SIMD3<Float>]
     var caPos: [SIMD3<Float>]
@@ -173,7 +173,7 @@ private struct DSSPState {
         for i in 0..<count {
             if i > 0 {
                 let broken = residues[i].chainIndex != residues[i - 1].chainIndex
-                    || !(distance(cPos[i - 1], nPos[i]) <= K.maxPeptideBond)
+                    || !(distance(cPos[i - 1], nPos[i]) <= DSSPConstants.maxPeptideBond)
                 if broken { seg += 1 }
             }
             segment[i] = seg
@@ -223,10 +223,10 @@ private struct DSSPState {
         // that midpoint distance exceeds (4·27.888·1.5)^(1/3) + 0.5 + 0.75 ≈ 6.76 Å.
         if normalCarbonyl[a] {
             let v = midCO[a] - midNH[d]
-            if dot(v, v) > K.noBondMidpoints * K.noBondMidpoints { return }
+            if dot(v, v) > DSSPConstants.noBondMidpoints * DSSPConstants.noBondMidpoints { return }
         }
         let e = energy(donor: d, acceptor: a)
-        guard e < K.maxHBondEnergy else { return }
+        guard e < DSSPConstants.maxHBondEnergy else { return }
         bonds[d].offerAcceptor(e, Int32(truncatingIfNeeded: a))
         bonds[a].offerDonor(e, Int32(truncatingIfNeeded: d))
     }
@@ -246,7 +246,7 @@ private struct DSSPState {
         @inline(__always) func pack(_ x: UInt64, _ y: UInt64, _ z: UInt64) -> UInt64 { x << 42 | y << 21 | z }
         var residueKey = [UInt64](repeating: 0, count: count)
         for i in 0..<count {
-            let q = (caPos[i] - low) / K.caCutoff
+            let q = (caPos[i] - low) / DSSPConstants.caCutoff
             @inline(__always) func coordinate(_ v: Float) -> UInt64 {
                 v.isFinite ? UInt64(max(0, min(v, maxCoordinate - 1))) + 1 : 1
             }
@@ -298,7 +298,7 @@ private struct DSSPState {
             fill[c] += 1
         }
 
-        let cutoff2 = K.caCutoff * K.caCutoff
+        let cutoff2 = DSSPConstants.caCutoff * DSSPConstants.caCutoff
         let fieldMask: UInt64 = (1 << 21) - 1
         // Cα atoms are never closer than about 3 Å, so a 9 Å cell holds a few dozen at most. A cell
         // with far more is not a protein (all atoms at one point, say); its residues get no hydrogen
@@ -339,8 +339,8 @@ private struct DSSPState {
     @inline(__always) func bonded(donor d: Int, acceptor a: Int) -> Bool {
         let p = Int32(truncatingIfNeeded: a)
         let b = bonds[d]
-        return (b.acceptor0.partner == p && b.acceptor0.energy < K.maxHBondEnergy)
-            || (b.acceptor1.partner == p && b.acceptor1.energy < K.maxHBondEnergy)
+        return (b.acceptor0.partner == p && b.acceptor0.energy < DSSPConstants.maxHBondEnergy)
+            || (b.acceptor1.partner == p && b.acceptor1.energy < DSSPConstants.maxHBondEnergy)
     }
 
     // MARK: Turns
@@ -356,119 +356,6 @@ private struct DSSPState {
             }
         }
         return turns
-    }
-
-    // MARK: Bridges, ladders, sheets
-
-    func bridge(_ i: Int, _ j: Int) -> BridgeKind? {
-        guard i >= 1, j >= 1, i + 1 < count, j + 1 < count,
-              sameSegment(i - 1, i + 1), sameSegment(j - 1, j + 1) else { return nil }
-        let a = i - 1, b = i, c = i + 1, d = j - 1, e = j, f = j + 1
-        // Parallel: [Hbond(i-1, j) and Hbond(j, i+1)] or [Hbond(j-1, i) and Hbond(i, j+1)],
-        // Hbond(x, y) meaning C=O of x to N-H of y.
-        if (bonded(donor: c, acceptor: e) && bonded(donor: e, acceptor: a))
-            || (bonded(donor: f, acceptor: b) && bonded(donor: b, acceptor: d)) {
-            return .parallel
-        }
-        // Antiparallel: [Hbond(i, j) and Hbond(j, i)] or [Hbond(i-1, j+1) and Hbond(j-1, i+1)].
-        if (bonded(donor: c, acceptor: d) && bonded(donor: f, acceptor: a))
-            || (bonded(donor: e, acceptor: b) && bonded(donor: b, acceptor: e)) {
-            return .antiparallel
-        }
-        return nil
-    }
-
-    mutating func assignSheets() {
-        var ladders: [Ladder] = []
-        // Ladders whose i strand ended at the previous residue, in creation order.
-        var open: [Int] = []
-        var nextOpen: [Int] = []
-        var candidates: [Int] = []
-        var i = 1
-        while i + 4 < count {
-            // Partners j ≥ i + 3 that can bridge i: every bridge needs a hydrogen bond between one of
-            // i-1, i, i+1 and one of j-1, j, j+1.
-            candidates.removeAll(keepingCapacity: true)
-            func consider(_ slot: HBondSlot) {
-                guard slot.partner != .max && slot.energy < K.maxHBondEnergy else { return }
-                let p = Int(slot.partner)
-                for j in (p - 1)...(p + 1) where j >= i + 3 && j + 1 < count { candidates.append(j) }
-            }
-            for k in (i - 1)...(i + 1) {
-                let b = bonds[k]
-                consider(b.acceptor0); consider(b.acceptor1); consider(b.donor0); consider(b.donor1)
-            }
-            candidates.sort()
-            nextOpen.removeAll(keepingCapacity: true)
-            var previous = -1
-            for j in candidates where j != previous {
-                previous = j
-                guard let kind = bridge(i, j) else { continue }
-                var extended = false
-                for l in open where ladders[l].kind == kind && ladders[l].iBack + 1 == i {
-                    if kind == .parallel && ladders[l].jBack + 1 == j {
-                        ladders[l].iBack = i; ladders[l].jBack = j
-                    } else if kind == .antiparallel && ladders[l].jFront - 1 == j {
-                        ladders[l].iBack = i; ladders[l].jFront = j
-                    } else {
-                        continue
-                    }
-                    ladders[l].iCount += 1
-                    nextOpen.append(l)
-                    extended = true
-                    break
-                }
-                if !extended {
-                    nextOpen.append(ladders.count)
-                    ladders.append(Ladder(kind: kind, iFront: i, iBack: i, jFront: j, jBack: j, iCount: 1))
-                }
-            }
-            nextOpen.sort()
-            swap(&open, &nextOpen)
-            i += 1
-        }
-        guard !ladders.isEmpty else { return }
-
-        // Join ladders of one kind across β-bulges: a gap of at most 1 residue on one strand and at
-        // most 4 on the other (DSSP: i-gap < 3 with j-gap < 6, or j-gap < 3).
-        // Stable sort by start of the i strand (DSSP sorts by chain, then i).
-        let order = ladders.indices.sorted { (ladders[$0].iFront, $0) < (ladders[$1].iFront, $1) }
-        ladders = order.map { ladders[$0] }
-        @inline(__always) func within(_ d: Int, _ limit: Int) -> Bool { d >= 0 && d < limit }
-        for x in ladders.indices where ladders[x].alive {
-            var y = x + 1
-            while y < ladders.count {
-                defer { y += 1 }
-                guard ladders[y].alive else { continue }
-                let l = ladders[x], m = ladders[y]
-                if m.iFront - l.iBack >= 6 { break }  // sorted: no later ladder is close enough
-                if l.kind != m.kind || m.iFront - l.iBack < 0 { continue }
-                if !sameSegment(min(l.iFront, m.iFront), max(l.iBack, m.iBack))
-                    || !sameSegment(min(l.jFront, m.jFront), max(l.jBack, m.jBack))
-                    || (l.iBack >= m.iFront && l.iFront <= m.iBack) { continue }
-                let iGap = m.iFront - l.iBack
-                let bulge: Bool
-                if l.kind == .parallel {
-                    let jGap = m.jFront - l.jBack
-                    bulge = (within(jGap, 6) && iGap < 3) || within(jGap, 3)
-                } else {
-                    let jGap = l.jFront - m.jBack
-                    bulge = (within(jGap, 6) && iGap < 3) || within(jGap, 3)
-                }
-                guard bulge else { continue }
-                ladders[x].iBack = m.iBack
-                ladders[x].iCount += m.iCount
-                if l.kind == .parallel { ladders[x].jBack = m.jBack } else { ladders[x].jFront = m.jFront }
-                ladders[y].alive = false
-            }
-        }
-
-        for ladder in ladders where ladder.alive {
-            let code: SecondaryStructureCode = ladder.iCount > 1 ? .strand : .bridge
-            for range in [(ladder.iFront, ladder.iBack), (ladder.jFront, ladder.jBack)] where range.0 <= range.1 {
-                for k in range.0...range.1 where ss[k] != .strand { ss[k] = code }
-            }
-        }
     }
 
     // MARK: Helices, turns, bends
@@ -525,7 +412,7 @@ private struct DSSPState {
         let x = dot(v1, v1) * dot(v2, v2)
         // Degenerate geometry counts as 90°, as in DSSP.
         let cosKappa = x > 0 ? dot(v1, v2) / x.squareRoot() : 0
-        return cosKappa < K.cosBend
+        return cosKappa < DSSPConstants.cosBend
     }
 
     // MARK: Polyproline II (κ-helix)
@@ -536,7 +423,7 @@ private struct DSSPState {
         for i in 1..<(count - 1) where sameSegment(i - 1, i + 1) {
             let phi = dihedralVector(cPos[i - 1], nPos[i], caPos[i], cPos[i])
             let psi = dihedralVector(nPos[i], caPos[i], cPos[i], nPos[i + 1])
-            inRegion[i] = inSector(phi, K.phiLow, K.phiHigh) && inSector(psi, K.psiLow, K.psiHigh)
+            inRegion[i] = inSector(phi, DSSPConstants.phiLow, DSSPConstants.phiHigh) && inSector(psi, DSSPConstants.psiLow, DSSPConstants.psiHigh)
         }
         var i = 1
         while i + stretch < count {
@@ -563,16 +450,16 @@ extension DSSP {
         let v0 = o - n, v1 = c - h, v2 = o - h, v3 = c - n
         let squares = SIMD4<Float>((v0 * v0).sum(), (v1 * v1).sum(), (v2 * v2).sum(), (v3 * v3).sum())
         let r = squares.squareRoot()
-        if r[0] < K.minimalDistance || r[1] < K.minimalDistance || r[2] < K.minimalDistance
-            || r[3] < K.minimalDistance { return Float(K.minimumEnergy) }
+        if r[0] < DSSPConstants.minimalDistance || r[1] < DSSPConstants.minimalDistance || r[2] < DSSPConstants.minimalDistance
+            || r[3] < DSSPConstants.minimalDistance { return Float(DSSPConstants.minimumEnergy) }
         // 1/rON + 1/rCH − 1/rOH − 1/rCN over one division (double precision, as DSSP computes it).
         let rON = Double(r[0]), rCH = Double(r[1]), rOH = Double(r[2]), rCN = Double(r[3])
         let p01 = rON * rCH, p23 = rOH * rCN
         let sum = ((rON + rCH) * p23 - (rOH + rCN) * p01) / (p01 * p23)
         // Rounded to 0.001 (half away from zero) and floored at −9.9, as in DSSP.
-        let milli = K.coupling * 1000 * sum
+        let milli = DSSPConstants.coupling * 1000 * sum
         guard milli.magnitude < 1e12 else { return 0 }  // non-finite input coordinates
         let e = Double(Int64(milli + (milli < 0 ? -0.5 : 0.5))) / 1000
-        return Float(max(e, K.minimumEnergy))
+        return Float(max(e, DSSPConstants.minimumEnergy))
     }
 }
