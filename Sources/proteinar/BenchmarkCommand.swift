@@ -3,7 +3,7 @@ import Foundation
 import Molecule
 
 /// Times reading (and optionally assembly expansion) in this process and prints one JSON line;
-/// `scripts/benchmark-read` runs it per file in a fresh process beside gemmi.
+/// `scripts/benchmarks/benchmark-read` runs it per file in a fresh process beside gemmi.
 struct BenchmarkCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench-read", abstract: "Measure reading speed and memory for one file (one JSON line).",

@@ -6,7 +6,7 @@ import ProteinDesign
 import SceneExport
 
 /// Times the builder in this process: designs of about 50, 200 and 1,000 residues, built and
-/// checked (coil search included), then exported as a cartoon USDZ; `scripts/benchmark-design` runs it.
+/// checked (coil search included), then exported as a cartoon USDZ; `scripts/benchmarks/benchmark-design` runs it.
 struct BenchmarkDesignCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench-design", abstract: "Measure building, checking and exporting designs (one JSON line each).",

@@ -5,7 +5,7 @@ import Molecule
 /// Seeded random-mutation fuzzing of the readers and of what runs after them (bonds, DSSP,
 /// assemblies, summary, writers). Before each run the mutated input is written to `WORK/current`
 /// with an unbuffered write, so when the process dies the input that killed it is on disk;
-/// `scripts/fuzz` keeps such inputs as regression tests.
+/// `scripts/tools/fuzz` keeps such inputs as regression tests.
 struct FuzzCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fuzz", abstract: "Fuzz the structure readers with seeded random mutations.", shouldDisplay: false)

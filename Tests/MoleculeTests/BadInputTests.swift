@@ -170,7 +170,7 @@ struct BadInputTests {
         #expect(errors < cuts || file.contains("bcif"), "every cut of \(file) was refused")
     }
 
-    /// Inputs that once crashed a reader (found by `scripts/fuzz`) must now only fail cleanly: a
+    /// Inputs that once crashed a reader (found by `scripts/tools/fuzz`) must now only fail cleanly: a
     /// `StructureReadError` naming the file and the place, or a structure the engine can work on.
     @Test func fuzzRegressions() throws {
         let dir = Fixtures.root.appendingPathComponent("fuzz-crashes")

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Intra-residue bonds of standard residues and common ligands, derived from the Chemical Component
-/// Dictionary by `scripts/derive-ccd-bonds.py` into `Resources/ccd-bonds.tsv`.
+/// Dictionary by `scripts/tools/derive-ccd-bonds.py` into `Resources/ccd-bonds.tsv`.
 public struct ComponentBondTable: Sendable {
     public struct Bond: Sendable, Equatable {
         public var atom1: String

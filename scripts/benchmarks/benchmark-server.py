@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Server benchmark on loopback, in one run:
+  - cached model throughput: wrk on a cached 2XHE GLB (requests/s, p50/p99 latency);
+  - cold latency of a first 2XHE USDZ: fetch from a local archive stand-in, read, mesh, write;
+  - memory under 1, 10 and 50 concurrent conversions (server RSS sampled every 20 ms).
+The archive stand-in is scripts/proteinar_testing's, serving the fixture as files.rcsb.org would.
+
+    scripts/benchmarks/benchmark-server.py      (DURATION=10 seconds of wrk, CONNECTIONS=32;
+                                                 PROTEINAR_BIN, default .build/release/proteinar, built if missing)"""
+import json, os, re, shutil, subprocess, sys, tempfile, threading, time
+from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
+from proteinar_testing.archive import ArchiveStandIn  # noqa: E402
+from proteinar_testing.http_client import fetch  # noqa: E402
+from proteinar_testing.paths import FIXTURES, ROOT  # noqa: E402
+from proteinar_testing.server import ServerProcess  # noqa: E402
+
+binary = os.path.join(ROOT, os.environ.get("PROTEINAR_BIN", ".build/release/proteinar"))
+if not os.access(binary, os.X_OK):
+    subprocess.run(["swift", "build", "-c", "release", "--product", "proteinar"], cwd=ROOT, stdout=sys.stderr, check=True)
+if not shutil.which("wrk"):
+    print("installing wrk (Debian)", file=sys.stderr)
+    subprocess.run("apt-get update -qq >&2 && apt-get install -y -qq wrk >/dev/null", shell=True, check=True)
+duration, connections = int(os.environ.get("DURATION", "10")), int(os.environ.get("CONNECTIONS", "32"))
+tmp = tempfile.mkdtemp(prefix="proteinar-bench-")
+archive = ArchiveStandIn({"2XHE.cif.gz": os.path.join(FIXTURES, "2XHE.cif.gz")}, {})
+
+def serve(name):
+    return ServerProcess(binary, work=tmp, data_dir=os.path.join(tmp, name), rcsb_url=archive.url, starter=False, name=name, timeout=30)
+
+def request(url, data=None, headers=None):
+    r = fetch(url, "POST" if data is not None else "GET", data, headers={"Accept": "*/*", **(headers or {})}, timeout=300)
+    return r.status, r.raw
+
+def rss(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"): return int(line.split()[1]) * 1024
+    return 0
+
+# Cold: a fresh server and library each time; best and median of 3.
+cold = []
+for k in range(3):
+    server = serve(f"cold{k}"); base = server.url
+    t0 = time.perf_counter()
+    s1, _ = request(base + "/api/molecules", json.dumps({"id": "2XHE"}).encode(), {"Content-Type": "application/json"})
+    t1 = time.perf_counter()
+    s2, body = request(base + "/api/molecules/2XHE/model.usdz?style=cartoon")
+    t2 = time.perf_counter()
+    assert s1 == 201 and s2 == 200, (s1, s2)
+    cold.append((t2 - t0, t1 - t0, t2 - t1, len(body)))
+    server.stop()
+cold.sort()
+print("Cold first 2XHE USDZ (cartoon), fresh server and library, 3 runs:")
+for total, fetched, model, size in cold:
+    print(f"  {total*1000:6.0f} ms = fetch+read+store {fetched*1000:5.0f} ms + mesh+write USDZ {model*1000:5.0f} ms ({size/1e6:.1f} MB)")
+
+# Cached throughput.
+server = serve("warm"); base = server.url
+request(base + "/api/molecules", json.dumps({"id": "2XHE"}).encode(), {"Content-Type": "application/json"})
+def wrk(url):
+    _, body = request(url)  # made once, then served from the cache
+    w = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{duration}s", "--latency", url], capture_output=True, text=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", w).group(1))
+    def lat(label):
+        m = re.search(rf"{label}\s+([\d.]+)(us|ms|s)\b", w)
+        v, unit = float(m.group(1)), m.group(2)
+        return v / 1000 if unit == "us" else v * 1000 if unit == "s" else v
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", w)
+    return len(body), rps, lat("50%"), lat("99%"), int(errors.group(1)) if errors else 0
+print(f"\nCached models with wrk -t2 -c{connections} -d{duration}s on loopback:")
+results = {}
+for label, path in [("2XHE GLB, default (cartoon, 250,288 triangles)", "/api/molecules/2XHE/model.glb"),
+                    ("2XHE GLB, --max-triangles 20000", "/api/molecules/2XHE/model.glb?max-triangles=20000")]:
+    size, rps, p50, p99, errors = results[label] = wrk(base + path)
+    print(f"  {label:<48} {size/1e6:5.2f} MB: {rps:8,.0f} requests/s, p50 {p50:6.2f} ms, p99 {p99:6.2f} ms, {errors} errors, {rps*size/1e9:.1f} GB/s")
+_, rps, p50, p99, _ = results["2XHE GLB, default (cartoon, 250,288 triangles)"]
+
+# Memory under concurrent conversions: distinct options so that none comes from the cache.
+pid = server.pid
+def burst(n, offset):
+    peak = [rss(pid)]; stop = threading.Event()
+    def sample():
+        while not stop.is_set(): peak[0] = max(peak[0], rss(pid)); time.sleep(0.02)
+    t = threading.Thread(target=sample); t.start()
+    before = rss(pid); t0 = time.perf_counter()
+    with ThreadPoolExecutor(n) as pool:
+        statuses = list(pool.map(lambda i: request(f"{base}/api/molecules/2XHE/model.glb?style=cartoon&max-triangles={offset + i * 1000}")[0], range(n)))
+    elapsed = time.perf_counter() - t0
+    stop.set(); t.join()
+    assert all(s == 200 for s in statuses)
+    return before, peak[0], rss(pid), elapsed
+print("\nServer memory (RSS) while converting 2XHE concurrently (each request distinct, so none is cached):")
+offset = 100000
+for n in (1, 10, 50):
+    before, peak, after, elapsed = burst(n, offset); offset += 100000
+    print(f"  {n:3d} at once: before {before/1e6:5.0f} MB, peak {peak/1e6:5.0f} MB, after {after/1e6:5.0f} MB; {elapsed:.1f} s, {n/elapsed:.1f} conversions/s")
+server.stop()
+archive.close()
+
+print("\nTargets")
+verdict = lambda ok: "MET   " if ok else "MISSED"
+print(f"  {verdict(rps >= 2000 and p99 < 20)} cached GLB: at least 2,000 requests/s with p99 under 20 ms: {rps:,.0f}/s, p99 {p99:.2f} ms")
+print(f"  {verdict(cold[1][0] < 0.3)} cold first 2XHE USDZ under 300 ms: median {cold[1][0]*1000:.0f} ms (best {cold[0][0]*1000:.0f} ms)")
+shutil.rmtree(tmp, ignore_errors=True)

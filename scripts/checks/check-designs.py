@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Designs from `proteinar build`, checked by an independent reader (gemmi, from PyPI):
+
+  - every backbone bond within 0.02 Å and every angle within 2° of Engh & Huber's ideal values
+    (glycine's own N-CA, CA-C and N-CA-C);
+  - helix residues with φ/ψ within 5° of (−57°, −47°), every ω within 5° of 180°;
+  - in designs reported valid, no two heavy atoms of residues at least two apart closer than
+    3.0 Å (2.6 Å for a backbone N···O pair, the short end of a hydrogen bond);
+  - designs known to be impossible are reported invalid, with a reason.
+
+    scripts/checks/check-designs.py PROTEINAR_BIN
+
+Prints one line per design and `N passed, M failed`; exits 1 on a failure."""
+import json, math, os, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
+from proteinar_testing.paths import CHECK_MODELS, CHECK_USDZ  # noqa: E402
+from proteinar_testing.venv import require  # noqa: E402
+
+require(__file__, ["gemmi"], "check-designs: gemmi")
+import gemmi  # noqa: E402
+
+BIN = os.path.abspath(sys.argv[1])
+BONDS = {("N", "CA"): 1.458, ("CA", "C"): 1.525, ("C", "O"): 1.231, ("CA", "CB"): 1.530}
+GLY_BONDS = {("N", "CA"): 1.451, ("CA", "C"): 1.516}
+PEPTIDE = 1.329
+ANGLES = {("N", "CA", "C"): 111.2, ("CA", "C", "O"): 120.1, ("N", "CA", "CB"): 110.5, ("C", "CA", "CB"): 110.1}
+NEXT_ANGLES = {"CA-C-N": 116.2, "C-N-CA": 121.7, "O-C-N": 123.0}
+DESIGNS = [  # (pieces, seed, expected verdict: True valid, False invalid)
+    ("helix:14,coil:4,helix:14", 1, True),
+    ("strand:6,coil:2,strand:6", 1, True),
+    ("helix:12,coil:3,helix:12,coil:3,helix:12", 3, True),
+    ("strand:5,coil:2,strand:5,coil:2,strand:5", 2, True),
+    ("rigid-coil:6,helix:10", 1, True),
+    ("helix:18,coil:5,strand:6,coil:2,strand:6", 4, None),
+    ("helix:20,coil:1,helix:20", 1, False),
+    ("helix:14,strand:6", 1, False),
+]
+
+passed = failed = 0
+def report(name, problems):
+    global passed, failed
+    if problems:
+        failed += 1
+        print(f"FAIL {name}: " + "; ".join(problems[:6]) + (f" (+{len(problems) - 6} more)" if len(problems) > 6 else ""))
+    else:
+        passed += 1
+        print(f"ok   {name}")
+
+tmp = tempfile.mkdtemp(prefix="proteinar-designs-")
+for pieces, seed, expected in DESIGNS:
+    path = os.path.join(tmp, f"design-{passed + failed}.pdb")
+    run = subprocess.run([BIN, "build", pieces, "--seed", str(seed), "--json", "-o", path], capture_output=True, text=True)
+    name = f"{pieces} (seed {seed})"
+    if run.returncode != 0:
+        report(name, [f"proteinar build exited {run.returncode}: {run.stderr.strip()[-300:]}"]); continue
+    verdict = json.loads(run.stdout)
+    problems = []
+    if expected is not None and verdict["valid"] != expected:
+        problems.append(f"reported {'valid' if verdict['valid'] else 'invalid'}, expected {'valid' if expected else 'invalid'} ({verdict['reasons']})")
+    if not verdict["valid"] and not verdict["reasons"]:
+        problems.append("invalid without a reason")
+    st = gemmi.read_structure(path)
+    chain = st[0][0]
+    residues = list(chain)
+    # Which residues belong to helix pieces (1-based inclusive ranges in the report).
+    kinds = [p.split(":")[0] for p in pieces.split(",")]
+    helix = set()
+    for kind, (first, last) in zip(kinds, verdict["pieces"]):
+        if kind in ("helix", "h", "alpha"): helix.update(range(first - 1, last))
+    def atom(r, n):
+        a = r.find_atom(n, "*")
+        return a.pos if a else None
+    for i, r in enumerate(residues):
+        gly = r.name == "GLY"
+        for (a, b), ideal in BONDS.items():
+            pa, pb = atom(r, a), atom(r, b)
+            if pa is None or pb is None: continue
+            ideal = GLY_BONDS.get((a, b), ideal) if gly else ideal
+            d = pa.dist(pb)
+            if abs(d - ideal) > 0.02: problems.append(f"{r.name}{r.seqid.num} {a}-{b} {d:.3f} Å (ideal {ideal})")
+        for (a, b, c), ideal in ANGLES.items():
+            pa, pb, pc = atom(r, a), atom(r, b), atom(r, c)
+            if None in (pa, pb, pc): continue
+            ideal = 113.1 if gly and (a, b, c) == ("N", "CA", "C") else ideal
+            ang = math.degrees(gemmi.calculate_angle(pa, pb, pc))
+            if abs(ang - ideal) > 2: problems.append(f"{r.name}{r.seqid.num} {a}-{b}-{c} {ang:.1f}° (ideal {ideal})")
+        if i + 1 < len(residues):
+            n = residues[i + 1]
+            d = atom(r, "C").dist(atom(n, "N"))
+            if abs(d - PEPTIDE) > 0.02: problems.append(f"peptide {r.seqid.num}-{n.seqid.num} {d:.3f} Å")
+            for label, (p, q, s) in {"CA-C-N": (atom(r, "CA"), atom(r, "C"), atom(n, "N")), "C-N-CA": (atom(r, "C"), atom(n, "N"), atom(n, "CA")),
+                                     "O-C-N": (atom(r, "O"), atom(r, "C"), atom(n, "N"))}.items():
+                ang = math.degrees(gemmi.calculate_angle(p, q, s))
+                if abs(ang - NEXT_ANGLES[label]) > 2: problems.append(f"{r.seqid.num} {label} {ang:.1f}° (ideal {NEXT_ANGLES[label]})")
+            omega = math.degrees(gemmi.calculate_omega(r, n))
+            if abs(abs(omega) - 180) > 5: problems.append(f"ω {r.seqid.num} {omega:.1f}°")
+        if i in helix and 0 < i < len(residues) - 1:
+            phi, psi = (math.degrees(x) for x in gemmi.calculate_phi_psi(residues[i - 1], r, residues[i + 1]))
+            if abs(phi + 57) > 5 or abs(psi + 47) > 5: problems.append(f"helix {r.seqid.num} φ/ψ {phi:.1f}/{psi:.1f}")
+    if verdict["valid"]:
+        ns = gemmi.NeighborSearch(st[0], st.cell, 4).populate()
+        for i, r in enumerate(residues):
+            for a in r:
+                for mark in ns.find_atoms(a.pos, "\0", radius=3.0):
+                    cra = mark.to_cra(st[0])
+                    j = cra.residue.seqid.num - 1
+                    if j - i < 2: continue
+                    d = a.pos.dist(cra.atom.pos)
+                    limit = 2.6 if {a.name, cra.atom.name} == {"N", "O"} else 3.0
+                    if d < limit: problems.append(f"clash {r.name}{i + 1}:{a.name}–{cra.residue.name}{j + 1}:{cra.atom.name} {d:.2f} Å")
+    report(f"{name}: {'valid' if verdict['valid'] else 'invalid: ' + '; '.join(verdict['reasons'])[:120]}, DSSP {verdict['secondaryStructure']}", problems)
+
+# The built design as AR-ready models: a USDZ through Pixar's checker with ARKit rules, a GLB through
+# the independent model checks.
+usdz, glb = os.path.join(tmp, "hairpin.usdz"), os.path.join(tmp, "hairpin.glb")
+problems = []
+for out in (usdz, glb):
+    run = subprocess.run([BIN, "build", "strand:6,coil:2,strand:6", "-o", out], capture_output=True, text=True)
+    if run.returncode != 0: problems.append(f"proteinar build -o {os.path.basename(out)} exited {run.returncode}")
+if not problems:
+    for checker, f in ((CHECK_USDZ, usdz), (CHECK_MODELS, glb)):
+        r = subprocess.run([sys.executable if checker == CHECK_MODELS else "python3", checker, f], capture_output=True, text=True)
+        if r.returncode != 0: problems.append(f"{os.path.basename(checker)}: {(r.stdout + r.stderr).strip()[-300:]}")
+report("the built hairpin's USDZ passes usdz-check (ARKit rules) and its GLB the model checks", problems)
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

@@ -1,0 +1,355 @@
+#!/usr/bin/env python3
+"""Draw together in the web app, in real headless Chromium sessions (Debian's chromium and
+chromium-driver, WebGL2 through SwiftShader) against a real `proteinar serve`, driven over the W3C
+WebDriver protocol as scripts/checks/check-web.py does (scripts/proteinar_testing).
+
+    scripts/checks/check-draw.py PROTEINAR_BIN [--screenshots docs]
+
+Two people in two browsers: Ada registers and signs in through the page, creates a public room and
+invites Bob (registered in the second browser, a phone with Android Chrome's user agent and the
+WebXR stand-in of check-web.py). Strokes drawn with the mouse in one page appear in the other;
+undo, clear (after a confirmation), notes (shown as text, never markup), presence, the status line,
+a dropped connection (nothing lost, nothing twice), a guest who may only watch, AR drawing, the
+room's USDZ (it must answer 200 and pass usdz-check: a 404 is a failure, not a skip), and the
+map's list of rooms by distance when the map tiles cannot load (always so here: no internet). Each
+check prints ok/FAIL; the script ends with `N passed, M failed` and exits 1 on a failure."""
+import json, math, os, subprocess, sys, time
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
+from proteinar_testing.archive import ArchiveStandIn
+# check-web.py's stand-in for an Android phone's WebXR (navigator.xr): both scripts drive the same device.
+from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser
+from proteinar_testing.http_client import fetch
+from proteinar_testing.paths import CHECK_USDZ
+from proteinar_testing.report import Tally
+from proteinar_testing.server import ServerProcess
+
+binary = os.path.abspath(sys.argv[1])
+shots = sys.argv[sys.argv.index("--screenshots") + 1] if "--screenshots" in sys.argv else None
+tally = Tally()
+check = tally.check
+
+ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
+# Where the people are, for the map: Cambridge (UK), with rooms in Cambridge, Oxford and Berlin.
+HOME = {"latitude": 52.2053, "longitude": 0.1218}
+STATE = "return window.__proteinarRoom && window.__proteinarRoom.state"
+STROKES = "const r = window.__proteinarRoom; return r && r.state ? r.state.strokes.size : -1"
+
+
+def strokes(browser):
+    return browser.js(STROKES)
+
+
+def draw(browser, path, pause_ms=30):
+    """Drags the mouse over the room's canvas along `path` (pixel offsets from its centre)."""
+    canvas = browser.find("#room-viewer")
+    origin = {ELEMENT: canvas}
+    actions = [{"type": "pointerMove", "duration": 0, "origin": origin, "x": path[0][0], "y": path[0][1]},
+               {"type": "pointerDown", "button": 0}]
+    for x, y in path[1:]:
+        actions.append({"type": "pointerMove", "duration": pause_ms, "origin": origin, "x": x, "y": y})
+    actions.append({"type": "pointerUp", "button": 0})
+    browser.wd("POST", browser.s + "/actions", {"actions": [{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": actions}]})
+    browser.wd("DELETE", browser.s + "/actions")
+
+
+def wave(dx=0, dy=0, n=24, size=120):
+    return [(int(-size + 2 * size * i / (n - 1)) + dx, int(40 * ((i % 6) / 5 - 0.5)) + dy) for i in range(n)]
+
+
+def set_location(browser, where):
+    """This browser's position, as a phone's GPS would give it (and permission to read it)."""
+    try:
+        browser.cdp("Browser.grantPermissions", {"permissions": ["geolocation"]})
+        browser.cdp("Emulation.setGeolocationOverride", {**where, "accuracy": 10})
+    except Exception:
+        browser.before_each_page("navigator.geolocation.getCurrentPosition = (ok) => setTimeout(() => ok({ coords: %s }), 10);"
+                                 % json.dumps(where))
+
+
+# Interactive elements on show with no accessible name (check-web.py's rule).
+UNNAMED = """const named = (e) => (e.getAttribute('aria-label') || (e.labels && [...e.labels].map(l => l.textContent).join('').trim())
+    || (e.getAttribute('aria-labelledby') && document.getElementById(e.getAttribute('aria-labelledby'))?.textContent)
+    || e.textContent.trim() || e.getAttribute('title') || e.querySelector('img[alt]')?.alt || '').trim();
+  return [...document.querySelectorAll('button, a[href], input, select, textarea, canvas, [tabindex]')]
+    .filter(e => !e.closest('[hidden], dialog:not([open])') && !e.classList.contains('visually-hidden') && !named(e)).map(e => e.outerHTML.slice(0, 80));"""
+
+
+def wait_live(browser, timeout=30):
+    return browser.wait("const s = document.getElementById('room-status'); return s.dataset.state === 'live' && s.textContent", timeout)
+
+
+archive = ArchiveStandIn({}, {})
+server = ServerProcess(binary, rcsb_url=archive.url, name="draw")
+base = server.url
+ada = bob = guest = None
+room_id = None
+try:
+    ada = Browser()
+    bob = Browser(args=[f"--user-agent={ANDROID_UA}"], width=412, height=915)
+    bob.before_each_page(XR_STUB)
+    set_location(ada, HOME)
+
+    # ---- Accounts through the page ----
+    ada.go(base + "/")
+    ada.wait("return document.querySelectorAll('.cards .card').length >= 5")
+    check("the landing page's Draw together card is enabled and opens the rooms",
+          ada.js("const c = document.querySelector('a.card[href=\"#/draw\"]'); return !!c && !c.matches('.disabled')"))
+    ada.click("a.card[href='#/draw']")
+    check("signed out, the rooms page offers to sign in and lists the (no) rooms helpfully",
+          bool(ada.wait("const t = document.getElementById('view-draw').textContent; return !document.getElementById('view-draw').hidden"
+                        " && !document.getElementById('room-form-guest').hidden && /No public rooms yet/.test(t)", 20)))
+    ada.click("#draw-account a.button")
+    ada.wait("return !document.getElementById('view-signin').hidden", 10)
+    unnamed = ada.js(UNNAMED)
+    check("every control of the sign-in page has an accessible name", unnamed == [], str(unnamed))
+    ada.type_into("#register-name", "Ada")
+    ada.type_into("#register-email", "ada@example.org")
+    ada.type_into("#register-password", "short")
+    ada.click("#register-form button[type=submit]")
+    err = ada.wait("return document.getElementById('register-error').textContent", 10)
+    check("registering with a short password says what is wrong, beside the field",
+          bool(err and "8 characters" in err) and ada.js("return document.getElementById('register-password').getAttribute('aria-invalid')") == "true", str(err))
+    ada.js("document.getElementById('register-password').value = ''")
+    ada.type_into("#register-password", "correct horse")
+    ada.click("#register-form button[type=submit]")
+    bar = ada.wait("return location.hash === '#/draw' && document.getElementById('draw-account').textContent.includes('Ada') && document.getElementById('draw-account').textContent", 20)
+    check("register through the page: signed in as Ada, back on the rooms", bool(bar), str(ada.js("return [location.hash, document.getElementById('register-error').textContent]")))
+    ada.click("#draw-account button")  # Sign out
+    ada.wait("return document.getElementById('draw-account').textContent.includes('guest')", 10)
+    ada.go(base + "/#/signin")
+    ada.wait("return !document.getElementById('view-signin').hidden", 10)
+    ada.type_into("#signin-email", "ada@example.org")
+    ada.type_into("#signin-password", "wrong password")
+    ada.click("#signin-form button[type=submit]")
+    err = ada.wait("return document.getElementById('signin-error').textContent", 20)
+    check("a wrong password is refused with a clear message", bool(err and "wrong e-mail or password" in err.lower()), str(err))
+    ada.js("document.getElementById('signin-password').value = ''")
+    ada.type_into("#signin-password", "correct horse")
+    ada.click("#signin-form button[type=submit]")
+    check("sign in through the page", bool(ada.wait("return location.hash === '#/draw' && document.getElementById('draw-account').textContent.includes('Ada')", 20)))
+
+    # Profile: the name can be changed.
+    ada.go(base + "/#/profile")
+    ada.wait("return document.getElementById('profile-name').value === 'Ada'", 20)
+    ada.js("document.getElementById('profile-name').value = ''")
+    ada.type_into("#profile-name", "Ada Lovelace")
+    ada.click("#profile-form button[type=submit]")
+    said = ada.wait("const s = document.getElementById('status').textContent; return s.includes('Ada Lovelace') && s", 20)
+    check("the profile page changes the name", bool(said), str(ada.js("return document.getElementById('status').textContent")))
+
+    # Bob registers in the other browser (a phone).
+    bob.go(base + "/#/signin")
+    bob.wait("return !document.getElementById('view-signin').hidden", 20)
+    bob.type_into("#register-name", "Bob")
+    bob.type_into("#register-email", "bob@example.org")
+    bob.type_into("#register-password", "bobs password")
+    bob.click("#register-form button[type=submit]")
+    check("a second person registers in a second browser", bool(bob.wait("return location.hash === '#/draw' && document.getElementById('draw-account').textContent.includes('Bob')", 20)))
+
+    # ---- A room ----
+    ada.go(base + "/#/draw")
+    ada.wait("return !document.getElementById('room-form').hidden", 20)
+    ada.type_into("#room-name", "Active site")
+    ada.wait("return document.querySelectorAll('#room-molecule option').length > 1", 20)
+    ada.js("document.getElementById('room-molecule').value = '1AKE'")
+    ada.click("#room-use-location")
+    located = ada.wait("const t = document.getElementById('room-location-note').textContent; return t.includes('52.2') && t", 20)
+    check("“Use my location” reads the position for the map", bool(located), str(ada.js("return document.getElementById('room-location-note').textContent")))
+    ada.click("#room-form button[type=submit]")
+    room_id = ada.wait("const m = /^#\\/draw\\/(.+)$/.exec(location.hash); return m && m[1]", 20)
+    check("create a public room through the page: it opens", bool(room_id))
+    live = wait_live(ada)
+    check("the status line says live", bool(live and live.startswith("Live")), str(ada.js("return document.getElementById('room-status').textContent")))
+    shown = ada.wait("const v = window.__proteinarRoom.viewer; return v && v.model && v.triangleCount", 90)
+    check("the room's molecule (1AKE) is shown in the 3D view, with View in AR beside it",
+          bool(shown) and bool(ada.wait("return !!document.querySelector('#room-ar-slot #room-ar-button')", 20)), str(shown))
+
+    unnamed = ada.js(UNNAMED)
+    check("every control of the room screen has an accessible name", unnamed == [], str(unnamed))
+
+    # Ada invites Bob from the room page; Bob opens the link.
+    ada.type_into("#room-member-email", "bob@example.org")
+    ada.click("#room-members button[type=submit]")
+    said = ada.wait("const s = document.getElementById('status').textContent; return s.includes('bob@example.org') && s", 20)
+    check("the owner adds a member by e-mail", bool(said), str(ada.js("return document.getElementById('status').textContent")))
+    bob.go(f"{base}/#/draw/{room_id}")
+    check("the second page joins the room live", bool(wait_live(bob)))
+    here = ada.wait("const t = document.getElementById('room-peers').textContent; return t.includes('Bob') && t.includes('Ada') && t", 20)
+    check("presence: the first page lists both people", bool(here), str(ada.js("return document.getElementById('room-peers').textContent")))
+
+    # ---- Drawing, undo ----
+    before = strokes(bob)
+    draw(ada, wave())
+    got = bob.wait("const r = window.__proteinarRoom; const s = [...r.state.strokes.values()]; return s.length === 1 && s[0].points.length > 3"
+                   " && document.getElementById('room-stage').dataset.strokes === '1' && s[0].points.length", 20)
+    check("a stroke drawn with the mouse in page 1 appears in page 2", before == 0 and bool(got), f"before {before}, now {strokes(bob)}")
+    sent = ada.js("return [...window.__proteinarRoom.state.strokes.values()][0].points.length")
+    check("the stroke's points are thinned (fewer than the mouse moves) and the same in both pages", bool(got) and got == sent and got <= 24, f"{got} vs {sent}")
+    draw(ada, [(40, 60), (40, 60)])
+    dot = bob.wait("const s = [...window.__proteinarRoom.state.strokes.values()]; return s.length === 2 && s[1].points.length", 20)
+    check("a tap makes a dot (a one-point stroke)", dot == 1, str(dot))
+    ada.click("#room-undo")
+    check("undo in page 1 removes its last stroke in page 2", bool(bob.wait("return window.__proteinarRoom.state.strokes.size === 1 && document.getElementById('room-stage').dataset.strokes === '1'", 20)))
+    ada.click("#room-undo")
+    check("undo again removes the first stroke too", bool(bob.wait("return window.__proteinarRoom.state.strokes.size === 0", 20)))
+
+    # Bob draws from the phone (a member may draw); Ada sees it.
+    draw(bob, wave(dy=-80, size=80), 30)
+    check("the member's stroke reaches the owner", bool(ada.wait("return window.__proteinarRoom.state.strokes.size === 1", 20)))
+
+    # ---- Notes: text, never markup ----
+    evil = '<img src=x onerror="window.__xss=1"> & <b>bold</b>'
+    ada.click("#room-note")
+    ada.wait("return document.getElementById('room-dialog-note').open", 10)
+    ada.type_into("#room-note-text", evil)
+    ada.click("#room-note-centre")
+    shown = bob.wait("const n = document.querySelector('#room-notes .note-text'); return n && n.textContent", 20)
+    markup = bob.js("return document.querySelectorAll('#room-notes img, #room-notes b, #room-notes-layer img, #room-notes-layer b').length")
+    pin = bob.js("const p = document.querySelector('#room-notes-layer .note-pin'); return p && p.textContent")
+    time.sleep(0.5)
+    xss = [ada.js("return window.__xss === undefined"), bob.js("return window.__xss === undefined")]
+    check("a note with <img onerror> shows as text, in the list and pinned in the view", shown == evil and pin == evil and markup == 0 and all(xss),
+          f"{shown!r} {pin!r} markup={markup} xss={xss}")
+
+    # ---- Clear asks first ----
+    draw(ada, wave(dy=80))
+    ada.wait("return window.__proteinarRoom.state.strokes.size === 2", 20)
+    ada.click("#room-clear")
+    asked = ada.wait("return document.getElementById('room-dialog-clear').open", 10)
+    ada.click("#room-clear-cancel")
+    time.sleep(1)
+    kept = bob.js("return window.__proteinarRoom.state.strokes.size") == 2
+    check("Clear asks for confirmation, and Cancel keeps everything", bool(asked) and kept, f"asked={asked} strokes={strokes(bob)}")
+    check("Clear is only offered to the owner", bob.js("return document.getElementById('room-clear').hidden") is True)
+    ada.click("#room-clear")
+    ada.wait("return document.getElementById('room-dialog-clear').open", 10)
+    ada.click("#room-clear-confirm")
+    check("confirmed, Clear empties the room in the other page",
+          bool(bob.wait("const s = window.__proteinarRoom.state; return s.strokes.size === 0 && s.notes.size === 0 && !document.querySelector('#room-notes-layer .note-pin')", 20)))
+
+    # ---- A dropped connection: nothing lost, nothing twice ----
+    # Every text the status line shows from now on, to see it say what happens.
+    ada.js("""window.__said = []; const line = document.getElementById('room-status');
+              new MutationObserver(() => window.__said.push(line.textContent)).observe(line, { childList: true, characterData: true, subtree: true });
+              window.__proteinarRoom.sync._socket.close();""")
+    draw(ada, wave(dy=40))  # drawn while the socket is down: queued, sent after the reconnect
+    back = wait_live(ada, 30)
+    state = ada.js("return window.__said.find(t => /reconnect/i.test(t))")
+    arrived = bob.wait("return window.__proteinarRoom.state.strokes.size === 1 && window.__proteinarRoom.sync.unacknowledged === 0", 20)
+    check("after a dropped connection the page says so, reconnects, and the queued stroke arrives once", bool(state and back and arrived),
+          f"{state!r} / {back!r} / {strokes(bob)}")
+    bob.js("window.__proteinarRoom.sync._socket.close()")
+    draw(ada, wave(dy=-40))
+    caught = bob.wait("return document.getElementById('room-status').dataset.state === 'live' && window.__proteinarRoom.state.strokes.size === 2", 30)
+    seq = [ada.js("return window.__proteinarRoom.state.sequence"), bob.js("return window.__proteinarRoom.state.sequence")]
+    same = ada.js("return JSON.stringify([...window.__proteinarRoom.state.strokes.values()])") == bob.js("return JSON.stringify([...window.__proteinarRoom.state.strokes.values()])")
+    check("a page that lost its connection catches up with ?after= (same sequence, same strokes)", bool(caught) and seq[0] == seq[1] and same, f"{seq} same={same}")
+
+    # A couple more strokes in other colours for the picture, and a note.
+    ada.click("#room-swatches .swatch[data-color='#d62828']")
+    ada.click("#room-brushes .brush-bold")
+    draw(ada, [(int(60 * math.cos(a / 10)), int(60 * math.sin(a / 10)) - 20) for a in range(0, 63, 3)])
+    ada.click("#room-swatches .swatch[data-color='#2b9348']")
+    ada.click("#room-brushes .brush-fine")
+    draw(ada, wave(dy=120, size=100))
+    bob.wait("return window.__proteinarRoom.state.strokes.size === 4", 20)
+    colours = bob.js("return [...new Set([...window.__proteinarRoom.state.strokes.values()].map(s => s.color + ' ' + s.width))].join(', ')")
+    check("the colour swatches and brush sizes go with the strokes", "#d62828 0.012" in colours and "#2b9348 0.002" in colours, colours)
+    ada.click("#room-note")
+    ada.wait("return document.getElementById('room-dialog-note').open", 10)
+    ada.type_into("#room-note-text", "ATP binds here")
+    ada.click("#room-note-centre")
+    bob.wait("return document.querySelectorAll('#room-notes-layer .note-pin').length === 1", 20)
+    bob.js("window.scrollTo(0, 0)")
+    time.sleep(1)
+    if shots:
+        os.makedirs(shots, exist_ok=True)
+        bob.screenshot(os.path.join(shots, "web-draw.png"))
+    tools = bob.js("""const t = document.getElementById('room-tools').getBoundingClientRect();
+                      return [Math.round(t.bottom), window.innerHeight, getComputedStyle(document.getElementById('room-tools')).position]""")
+    check("on a phone the drawing tools sit at the bottom of the screen", tools[2] in ("sticky", "fixed") and abs(tools[0] - tools[1]) <= 2, str(tools))
+
+    # ---- Capture and AR links ----
+    ada.js("""window.__saved = null; const click = HTMLAnchorElement.prototype.click;
+              HTMLAnchorElement.prototype.click = function () { if (this.download) { window.__saved = this.href; return; } return click.call(this); };""")
+    ada.js("window.scrollTo(0, 0)")
+    ada.click("#camera-button")
+    check("the camera button saves a picture of the room", bool(ada.wait("return window.__saved", 20)))
+    usdz = ada.js("const a = document.querySelector('#room-ar-slot a[href$=\"model.usdz\"]'); return a && a.href")
+    if not usdz:
+        check("the room offers its USDZ next to View in AR", False, str(ada.js("return document.getElementById('room-ar-slot').innerHTML")))
+    else:
+        r = fetch(usdz, headers={"Accept": "*/*"}, timeout=120)
+        if r.status != 200:
+            check("the room's USDZ link answers", False, f"HTTP {r.status} for {usdz}")
+        else:
+            path = os.path.join(server.tmp, "room.usdz")
+            with open(path, "wb") as f: f.write(r.raw)
+            res = subprocess.run(["python3", CHECK_USDZ, path], capture_output=True, text=True)
+            check("the room's USDZ link answers with a USDZ that passes usdz-check", res.returncode == 0, res.stdout[-400:] + res.stderr[-400:])
+
+    # ---- AR on the phone: placed on the table, a finger on the screen draws in the air ----
+    count = strokes(ada)
+    bob.js("window.scrollTo(0, 0)")
+    bob.js("document.getElementById('room-ar-button').scrollIntoView({ block: 'center' })")
+    bob.click("#room-ar-button")
+    st = bob.wait("return !document.getElementById('ar-overlay').hidden && document.getElementById('ar-status').textContent", 20)
+    bob.js("window.__xr.surface = true")
+    bob.wait("return document.getElementById('ar-status').textContent.includes('Tap')", 10)
+    bob.js("window.__xr.session.dispatchEvent(new Event('select'))")
+    placed = bob.wait("return document.getElementById('ar-overlay').dataset.placed", 10)
+    bob.js("window.__xr.session.dispatchEvent(new Event('selectstart'))")
+    time.sleep(1)
+    bob.js("window.__xr.session.dispatchEvent(new Event('selectend'))")
+    drew = ada.wait(f"return window.__proteinarRoom.state.strokes.size === {count + 1}", 20)
+    where = ada.js("const s = [...window.__proteinarRoom.state.strokes.values()].pop(); return s && s.points[0]")
+    check("in AR (WebXR stand-in), touching the screen draws a stroke in front of the phone that the other page receives",
+          bool(st and placed and drew and where and all(abs(v) < 2 for v in where)), f"{st!r} placed={placed} drew={drew} at={where}")
+    bob.click("#ar-exit")
+    bob.wait("return document.getElementById('ar-overlay').hidden", 10)
+
+    # ---- A guest who may only watch ----
+    ada.js("""window.__made = null; fetch('/api/session').then(r => r.json()).then(s => fetch('/api/rooms', { method: 'POST',
+              headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': s.csrf },
+              body: JSON.stringify({ name: 'Oxford watchers', isPublic: true, guestsMayDraw: false, location: { latitude: 51.752, longitude: -1.2577 } }) }))
+              .then(r => r.json()).then(r => { window.__made = r.id; });""")
+    watch_id = ada.wait("return window.__made", 20)
+    ada.js("""window.__made2 = null; fetch('/api/session').then(r => r.json()).then(s => fetch('/api/rooms', { method: 'POST',
+              headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': s.csrf },
+              body: JSON.stringify({ name: 'Berlin', isPublic: true, location: { latitude: 52.52, longitude: 13.405 } }) }))
+              .then(r => r.json()).then(r => { window.__made2 = r.id; });""")
+    ada.wait("return window.__made2", 20)
+    guest = Browser()
+    guest.go(f"{base}/#/draw/{watch_id}")
+    st = wait_live(guest)
+    disabled = guest.js("return document.getElementById('room-undo').disabled && document.getElementById('room-mode-draw').disabled && document.getElementById('room-note').disabled")
+    key = guest.js("return localStorage.getItem('proteinar-guest-key')")
+    check("a guest may watch: the status line says live and read-only, and the drawing tools are off",
+          bool(st and "read-only" in st and disabled and key and 16 <= len(key) <= 64), f"{st!r} disabled={disabled} key={key!r}")
+
+    # ---- The map: tiles cannot load here, so the list by distance is what shows ----
+    ada.go(base + "/?map#/map")  # a fresh page load
+    listed = ada.wait("""const l = [...document.querySelectorAll('#map-list li[data-km]')];
+                         return document.getElementById('map-canvas').hidden && l.length === 3 && document.getElementById('map-origin').textContent.includes('from where you are')
+                           && l.map(li => li.textContent)""", 40)
+    note = ada.js("return document.getElementById('map-note').textContent")
+    kms = ada.js("return [...document.querySelectorAll('#map-list li')].map(li => Number(li.dataset.km))")
+    check("the map falls back to a list of rooms by distance when the tiles do not load", bool(listed) and "listed by distance" in note, f"{listed} / {note!r}")
+    check("the list is nearest first, in km (Cambridge, Oxford, Berlin from Cambridge)",
+          bool(listed) and "Active site" in listed[0] and "Oxford" in listed[1] and "Berlin" in listed[2] and "km" in listed[1]
+          and kms == sorted(kms) and 100 < kms[1] < 130 and 900 < kms[2] < 1000, f"{listed} {kms}")
+    ada.js("window.scrollTo(0, 0)")
+    if shots: ada.screenshot(os.path.join(shots, "web-map.png"))
+    guest.go(base + "/#/map")
+    far = guest.wait("const l = [...document.querySelectorAll('#map-list li[data-km]')]; return l.length === 3 && document.getElementById('map-origin').textContent", 40)
+    check("without the person's location, distances are from the middle of the map (or of the rooms)", bool(far and "not shared" in far), str(far))
+except Exception as e:
+    import traceback; traceback.print_exc()
+    check("the browser run finished", False, repr(e))
+finally:
+    for browser in (ada, bob, guest):
+        if browser: browser.close()
+    server.close()
+    archive.close()
+print(tally.summary())
+sys.exit(tally.exit_code())

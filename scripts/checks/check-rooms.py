@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Draw together (docs/rooms-protocol.md), checked from outside against real `proteinar serve`
+processes: accounts and sessions over HTTP, and the live WebSocket protocol with real clients
+(the `websockets` package from PyPI, installed by scripts/tools/setup-python.sh).
+
+    scripts/checks/check-rooms.py PROTEINAR_BIN [--only 2,4,8] [--verbose]
+
+ 1. accounts: register, sign in, the same 401 for a wrong password and an unknown e-mail, cookie
+    sessions need X-CSRF-Token, signing out ends the session (cookie and bearer token);
+ 2. two clients in one room receive the same operations in the same order;
+ 3. undo removes the sender's own last stroke as a whole; clear by the owner, refused to a member;
+ 4. reconnecting with ?after=N gets exactly the missed operations; a resent clientOpID is
+    acknowledged as a duplicate with its original sequence;
+ 5. a late joiner's snapshot equals the state built from the operations, and GET /api/rooms/{id};
+ 6. permissions: non-members and guests in private rooms, guests in public rooms (read-only until
+    the owner allows drawing);
+ 7. bad input (malformed, unknown types, NaN, 1e999, too many points, over 64 KiB, a flood,
+    <script> in a note): an error with a clear message, and the room unchanged;
+ 8. durability: SIGKILL at random moments while a client sends, on SQLite and on PostgreSQL;
+    every acknowledged operation is in the log with its sequence, nothing twice;
+ 9. two servers on one PostgreSQL database relay each other's operations;
+10. presence: who is in the room, their views, and leaving.
+
+PostgreSQL checks (8b, 9) use PROTEINAR_TEST_POSTGRES_URL (scripts/tools/start-postgres.sh) and a
+fresh database made for the run and dropped after it; without the variable they are skipped.
+
+Prints one line per check (`ok   …`, `FAIL …`, `skip …`) and `N passed, M failed, K skipped`;
+exits 1 on a failure. Server logs are kept in the temporary folder named at the end on failure.
+
+The checks live in scripts/checks/rooms/, a module per group; servers, HTTP and accounts come
+from scripts/proteinar_testing."""
+import os, shutil, sys, tempfile, time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
+from proteinar_testing.venv import require  # noqa: E402
+
+require(__file__, ["websockets"], "check-rooms: websockets")
+from proteinar_testing import server as servers  # noqa: E402
+from rooms.bad_input import check_bad_input  # noqa: E402
+from rooms.collaboration import check_late_joiner, check_order, check_presence, check_resume, check_undo_clear  # noqa: E402
+from rooms.context import RUN, run  # noqa: E402
+from rooms.durability import check_durability_postgres, check_durability_sqlite, check_two_servers  # noqa: E402
+from rooms.permissions import check_permissions  # noqa: E402
+from rooms.sessions import check_accounts  # noqa: E402
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+        sys.exit(__doc__)
+    RUN.binary = os.path.abspath(sys.argv[1])
+    if "--only" in sys.argv:
+        RUN.only = {s.strip() for s in sys.argv[sys.argv.index("--only") + 1].split(",")}
+    RUN.verbose = "--verbose" in sys.argv or "-v" in sys.argv
+    if not os.access(RUN.binary, os.X_OK):
+        sys.exit(f"{RUN.binary}: not an executable")
+    RUN.tmp = tempfile.mkdtemp(prefix="proteinar-rooms-")
+    started = time.monotonic()
+    run("1", "accounts, sessions, CSRF, sign-out", check_accounts)
+    run("2", "two clients see the same operations in the same order", check_order)
+    run("3", "undo removes the sender's last stroke; clear by the owner only", check_undo_clear)
+    run("4", "reconnect with ?after gets exactly the missed ops; resends are duplicates", check_resume)
+    run("5", "a late joiner's snapshot equals the state built from the ops", check_late_joiner)
+    run("6", "permissions: non-members, guests, guestsMayDraw", check_permissions)
+    run("7", "bad input is refused with a clear error and changes nothing", check_bad_input)
+    run("8a", "SIGKILL at random moments loses no acknowledged op (SQLite)", check_durability_sqlite)
+    run("8b", "SIGKILL at random moments loses no acknowledged op (PostgreSQL)", check_durability_postgres)
+    run("9", "two servers on one PostgreSQL database relay each other's ops", check_two_servers)
+    run("10", "presence: who is here, their views, leaving", check_presence)
+    servers.stop_all()
+    results = RUN.results
+    print(f"rooms: {results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped "
+          f"in {time.monotonic() - started:.0f} s")
+    if results["failed"]:
+        print(f"server logs: {RUN.tmp}")
+        sys.exit(1)
+    shutil.rmtree(RUN.tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()  # servers still running at exit are killed (proteinar_testing.server)

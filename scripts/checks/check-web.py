@@ -1,0 +1,327 @@
+#!/usr/bin/env python3
+"""The web app in a real headless Chromium (Debian's chromium and chromium-driver, WebGL2 through
+SwiftShader), driven over the W3C WebDriver protocol, against a real `proteinar serve` whose archive
+is a local stand-in for the RCSB (files, Search API, Data API) on loopback.
+
+    scripts/checks/check-web.py PROTEINAR_BIN [--screenshots docs]
+
+Each check prints ok/FAIL; the script ends with `N passed, M failed` and exits 1 on a failure."""
+import base64, os, subprocess, sys, tempfile, urllib.request
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
+from proteinar_testing.archive import ArchiveStandIn
+from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser
+from proteinar_testing.paths import CHECK_USDZ, DECODE_QR, FIXTURES
+from proteinar_testing.ports import free_port
+from proteinar_testing.report import Tally
+from proteinar_testing.server import ServerProcess
+
+binary = os.path.abspath(sys.argv[1])
+shots = sys.argv[sys.argv.index("--screenshots") + 1] if "--screenshots" in sys.argv else None
+tally = Tally()
+check = tally.check
+
+TITLES = {"1AKE": ("STRUCTURE OF THE COMPLEX BETWEEN ADENYLATE KINASE FROM ESCHERICHIA COLI AND THE INHIBITOR AP5A", "X-RAY DIFFRACTION", 2.0, "1992-01-15")}
+# Files: 5PTI only (1AKE, which the flow opens, is in the starter library already).
+archive = ArchiveStandIn({"5PTI.cif.gz": os.path.join(FIXTURES, "5PTI.cif.gz")}, TITLES)
+server = ServerProcess(binary, rcsb_url=archive.url, name="web")
+base = server.url
+b = Browser()
+js, find, click, type_into, wait = b.js, b.find, b.click, b.type_into, b.wait
+def shot(name):
+    if not shots: return
+    os.makedirs(shots, exist_ok=True)
+    b.screenshot(os.path.join(shots, f"web-{name}.png"))
+# Pixels of the 3D view's middle that differ from the white background, and a hash of them.
+CANVAS = """const c = document.getElementById('viewer'); if (!c.width) return null;
+const t = document.createElement('canvas'); t.width = c.width; t.height = c.height; const x = t.getContext('2d'); x.drawImage(c, 0, 0);
+const d = x.getImageData(c.width * .3, c.height * .3, c.width * .4, c.height * .4).data; let n = 0, h = 0;
+for (let i = 0; i < d.length; i += 4) { if (d[i] < 245 || d[i+1] < 245 || d[i+2] < 245) n++; h = (h * 31 + d[i] + d[i+1] * 3 + d[i+2] * 7) | 0; }
+return [n, h, d.length / 4];"""
+
+# Pixels of the 3D view's middle that are drawn (not transparent): what WebXR would lay over the camera.
+DRAWN = """const c = document.getElementById('viewer'); const t = document.createElement('canvas'); t.width = c.width; t.height = c.height;
+const x = t.getContext('2d'); x.drawImage(c, 0, 0); const d = x.getImageData(c.width * .3, c.height * .3, c.width * .4, c.height * .4).data;
+let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++; return n / (d.length / 4);"""
+TAB = "\ue004"
+ENTER = "\ue007"
+
+def tab_to(browser, css, presses=60):
+    """Presses Tab until `css` has focus: the control is reachable by keyboard alone."""
+    for _ in range(presses):
+        if browser.js("return document.activeElement && document.activeElement.matches(arguments[0])", css): return True
+        browser.keys(TAB)
+    return False
+
+def decode_qr(data_url):
+    path = os.path.join(tempfile.mkdtemp(prefix="proteinar-qr-"), "qr.png")
+    with open(path, "wb") as f: f.write(base64.b64decode(data_url.split(",", 1)[1]))
+    r = subprocess.run([sys.executable, DECODE_QR, path], capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else f"(decode failed: {r.stdout.strip()} {r.stderr.strip()[-300:]})"
+
+try:
+    b.go(base + "/")
+    check("landing page lists the sections", bool(wait("return document.querySelectorAll('.cards .card').length >= 5")))
+    shot("landing")
+    click("a.card[href='#/intro']")
+    check("introduction shows three pages and Get started", bool(wait("return !document.getElementById('view-intro').hidden && document.querySelectorAll('#intro-pages .page').length === 3")))
+    shot("intro")
+    click("#view-intro a.button.primary")
+    check("Get started opens Explore", bool(wait("return !document.getElementById('view-explore').hidden")))
+
+    # A bad ID says so and leaves the app usable.
+    type_into("#entry-id", "hello!\ue007")
+    bad = wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent")
+    check("a malformed ID shows an error in the page", bool(bad and "PDB ID" in bad), str(bad))
+    js("document.getElementById('entry-id').value = ''")
+
+    # Get 1AKE (Enter submits): the canvas shows the molecule, the details panel its title.
+    type_into("#entry-id", "1AKE\ue007")
+    drawn = wait(CANVAS.replace("return [n, h, d.length / 4];", "return n > d.length / 4 * 0.02 ? [n, h] : null;"), 90)
+    check("typing 1AKE draws the molecule in the middle of the view", bool(drawn), str(drawn))
+    title = wait("const t = document.getElementById('details-title'); return !document.getElementById('details').hidden && t.textContent")
+    check("the details panel shows the title", bool(title and "1AKE" in title), str(title))
+    check("keyboard focus left the ID field after Get (the phone keyboard closes)", js("return document.activeElement !== document.getElementById('entry-id')"))
+    shot("explore")
+
+    # Changing style re-renders.
+    before = js(CANVAS)
+    js("const s = document.getElementById('style'); s.value = 'spacefill'; s.dispatchEvent(new Event('change'));")
+    after = wait("const v = (() => {" + CANVAS + "})(); return v && v[1] !== arguments[0] && document.getElementById('status').textContent.startsWith('1AKE') ? v : null;", 90, before[1] if before else 0)
+    check("changing the style re-renders the view", bool(after))
+
+    # The camera button yields a PNG.
+    js("""window.__saved = null; const click = HTMLAnchorElement.prototype.click;
+          HTMLAnchorElement.prototype.click = function () { if (this.download) { window.__saved = this.href; return; } return click.call(this); };""")
+    click("#camera-button")
+    png = wait("return window.__saved && fetch(window.__saved).then(r => r.arrayBuffer()).then(b => Array.from(new Uint8Array(b.slice(0, 8))))", 30)
+    check("the camera button yields a PNG", png is not None and png[:4] == [0x89, 0x50, 0x4E, 0x47], str(png))
+
+    # Keyword search lists results (from the stand-in's Search and Data APIs).
+    type_into("#search-words", "kinase\ue007")
+    results = wait("const l = document.getElementById('search-results'); return !l.hidden && l.querySelector('button') && l.textContent")
+    check("keyword search lists results with titles", bool(results and "1AKE" in results and "ADENYLATE" in results), str(results))
+    shot("search")
+
+    # Every interactive element has an accessible name.
+    unnamed = js("""const named = (e) => (e.getAttribute('aria-label') || (e.labels && [...e.labels].map(l => l.textContent).join('').trim())
+                       || (e.getAttribute('aria-labelledby') && document.getElementById(e.getAttribute('aria-labelledby'))?.textContent)
+                       || e.textContent.trim() || e.getAttribute('title') || e.querySelector('img[alt]')?.alt || '').trim();
+                    return [...document.querySelectorAll('button, a[href], input, select, canvas, [tabindex]')]
+                      .filter(e => !e.closest('[hidden], dialog:not([open])') && !e.classList.contains('visually-hidden') && !named(e)).map(e => e.outerHTML.slice(0, 80));""")
+    check("every visible interactive element has an accessible name", unnamed == [], str(unnamed))
+
+    # Keyboard: the 3D view takes focus and answers arrow keys.
+    frames = js("return window.__frames = 0, document.getElementById('viewer').addEventListener('viewer-frame', () => window.__frames++), document.getElementById('viewer').focus(), document.activeElement.id")
+    b.keys("\ue014", "\ue014", "+")
+    check("arrow keys and + redraw the focused 3D view", bool(wait("return window.__frames > 0", 20)))
+
+    # Library.
+    b.go(base + "/#/library")
+    items = wait("return document.querySelectorAll('#library-list li img').length")
+    check("the library lists molecules with thumbnails", bool(items and items >= 10), str(items))
+    wait("return [...document.querySelectorAll('#library-list img')].slice(0, 4).every(i => i.complete && i.naturalWidth > 0)", 60)
+    shot("library")
+
+    # An unreadable upload names the file and leaves the library as it was.
+    bad = os.path.join(server.tmp, "notes.pdb")
+    with open(bad, "w") as f: f.write("this is not a structure file\n")
+    count = js("return document.querySelectorAll('#library-list li img').length")
+    b.wd("POST", b.s + f"/element/{find('#upload-file')}/value", {"text": bad})
+    err = wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent", 30)
+    check("an unreadable upload shows an error naming the file", bool(err and "notes.pdb" in err), str(err))
+    check("the library is unchanged after a bad upload", js("return document.querySelectorAll('#library-list li img').length") == count)
+
+    # An entry the archive does not have.
+    b.go(base + "/#/explore")
+    wait("return !document.getElementById('view-explore').hidden")
+    js("document.getElementById('entry-id').value = ''")
+    type_into("#entry-id", "9ZZZ\ue007")
+    err = wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent", 60)
+    check("an unknown entry shows a clear error", bool(err and "9ZZZ" in err and "not" in err and "PDB ID" not in err), str(err))
+
+    # Desktop AR: an explanation and a QR code of the page that a phone can scan.
+    b.go(base + "/#/explore/1AKE")
+    wait("return document.getElementById('status').textContent.startsWith('1AKE')", 90)
+    click("#ar-button")
+    qr = wait("const d = document.getElementById('ar-help'); const q = document.getElementById('ar-qr'); return d.open && !q.hidden && q.width > 0 && q.toDataURL('image/png')", 20)
+    want = base + "/#/explore/1AKE"
+    got = decode_qr(qr) if qr else None
+    check("on a desktop, View in AR explains and shows a QR code of the page", got == want, f"decoded {got!r}, wanted {want!r}")
+    shot("ar-desktop")
+    b.keys("\ue00c")  # Escape closes the dialog
+    check("Escape closes the AR explanation", bool(wait("return !document.getElementById('ar-help').open", 5)))
+
+    # Keyboard alone: landing → Explore → Get 1AKE → style → camera, by Tab, Enter and arrow keys.
+    b.go(base + "/")
+    wait("return document.querySelectorAll('.cards .card').length >= 5")
+    ok = tab_to(b, "a.card[href='#/explore']")
+    if ok: b.keys(ENTER)
+    ok = ok and bool(wait("return !document.getElementById('view-explore').hidden", 10)) and tab_to(b, "#entry-id")
+    if ok: b.keys(*"5PTI", ENTER)
+    ok = ok and bool(wait("return document.getElementById('status').textContent.startsWith('5PTI')", 90))
+    check("keyboard only: Tab to Explore, type an ID, Enter fetches and shows it", ok)
+    ok = tab_to(b, "#style")
+    if ok:
+        before = js(CANVAS)
+        b.keys("\ue015")  # ArrowDown picks the next style
+        ok = bool(wait("const v = (() => {" + CANVAS + "})(); return v && v[1] !== arguments[0] && document.getElementById('style').value !== 'auto' && document.getElementById('status').textContent.startsWith('5PTI')", 90, before[1] if before else 0))
+    check("keyboard only: the style picker changes the view with the arrow keys", ok)
+    js("""window.__saved = null; const click = HTMLAnchorElement.prototype.click;
+          HTMLAnchorElement.prototype.click = function () { if (this.download) { window.__saved = this.href; return; } return click.call(this); };""")
+    js("window.scrollTo(0, 0)")
+    ok = tab_to(b, "#camera-button")
+    if ok: b.keys(ENTER)
+    check("keyboard only: the camera button saves a picture", ok and bool(wait("return window.__saved", 20)))
+    ok = tab_to(b, "#menu-button")
+    if ok: b.keys(ENTER)
+    ok = ok and bool(wait("return document.getElementById('menu').open", 5))
+    if ok: b.keys("\ue00c")
+    check("keyboard only: the menu opens with Enter and closes with Escape", ok and bool(wait("return !document.getElementById('menu').open", 5)))
+
+    # Build: add pieces with the piece buttons, Try, see the verdict and the built protein.
+    b.go(base + "/#/build")
+    wait("return !document.getElementById('view-build').hidden")
+    for kind in ["helix", "flexible-coil", "helix"]:
+        click(f"#view-build .piece[data-kind='{kind}']")
+    listed = wait("const l = document.querySelectorAll('#build-pieces li'); return l.length === 3 && [...l].map(li => li.textContent).join(' | ')", 10)
+    check("Build: the piece buttons add pieces to the list", bool(listed and "Helix" in listed and "Coil" in listed), str(listed))
+    BUILD_CANVAS = CANVAS.replace("getElementById('viewer')", "getElementById('build-viewer')")
+    pieces = wait("const v = (() => {" + BUILD_CANVAS + "})(); return v && v[0] > v[2] * 0.01 ? v : null", 60)
+    check("Build: the pieces appear in the 3D view", bool(pieces), str(pieces))
+    shot("build-pieces")
+    click("#build-try")
+    verdict = wait("const v = document.getElementById('build-verdict'); return !v.hidden && v.textContent", 60)
+    check("Build: Try gives the verdict as a banner", bool(verdict and "Congratulations, you have created a new protein made of Helix – Coil – Helix" in verdict
+                                                         and "helix-turn-helix" in verdict), str(verdict))
+    built = wait("const v = (() => {" + BUILD_CANVAS + "})(); return v && v[0] > v[2] * 0.01 && v[1] !== arguments[0] ? v : null", 60, pieces[1] if pieces else 0)
+    check("Build: the built protein replaces the pieces in the 3D view", bool(built), str(built))
+    check("Build: View in AR, camera and record are offered for the design",
+          js("return !!document.getElementById('build-ar-button') && !document.getElementById('camera-button').hidden"))
+    shot("build")
+    # An impossible design: two long helices and a 1-residue coil.
+    js("""const inputs = document.querySelectorAll('#build-pieces input');
+          const set = (i, v) => { inputs[i].value = v; inputs[i].dispatchEvent(new Event('change')); };
+          set(0, 20);""")
+    js("""const inputs = document.querySelectorAll('#build-pieces input'); inputs[1].value = 1; inputs[1].dispatchEvent(new Event('change'));""")
+    js("""const inputs = document.querySelectorAll('#build-pieces input'); inputs[2].value = 20; inputs[2].dispatchEvent(new Event('change'));""")
+    click("#build-try")
+    verdict = wait("const v = document.getElementById('build-verdict'); return !v.hidden && v.classList.contains('bad') && v.textContent", 60)
+    check("Build: an impossible combination says why", bool(verdict and "Sorry, this combination cannot be made" in verdict and "too short" in verdict), str(verdict))
+    # A piece length out of range is refused in the page.
+    js("""const input = document.querySelector('#build-pieces input'); input.value = 0; input.dispatchEvent(new Event('change'));""")
+    err = wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent", 10)
+    check("Build: a length out of range is refused with a message", bool(err and "1 to 500" in err), str(err))
+
+    # iOS: AR Quick Look. Chromium has no Quick Look, so the page is told the link type is supported
+    # (what Safari on iOS answers); the link must then point at a USDZ that passes Pixar's checker.
+    script = b.cdp("Page.addScriptToEvaluateOnNewDocument", {"source":
+        "const s = DOMTokenList.prototype.supports; DOMTokenList.prototype.supports = function (t) { return t === 'ar' || s.call(this, t); };"})
+    def quick_look(page, button, slot, path, name):
+        b.go(base + page)  # a new document, so the script above runs first
+        href = wait(f"const a = document.getElementById('{button}'); return a && a.rel === 'ar' && a.querySelector('img') && a.href", 90)
+        ok = bool(href and path in href)
+        if not ok:
+            href = js(f"return [location.href, document.getElementById('{slot}').innerHTML, document.getElementById('status').textContent]")
+        else:
+            usdz = os.path.join(server.tmp, f"quicklook-{name}.usdz")
+            with urllib.request.urlopen(href, timeout=120) as r, open(usdz, "wb") as f: f.write(r.read())
+            r = subprocess.run(["python3", CHECK_USDZ, usdz], capture_output=True, text=True)
+            ok = r.returncode == 0
+            if not ok: href += " " + r.stdout[-400:]
+        return ok, href
+    ok, href = quick_look("/?ios#/explore/1AKE", "ar-button", "ar-slot", "/api/molecules/1AKE/model.usdz", "1AKE")
+    check("on iOS, View in AR is a Quick Look link (rel=ar, wrapping an image) to a USDZ that passes usdz-check", ok, str(href))
+    ok, href = quick_look("/?ios-build#/build/strand:6,flexible-coil:2,strand:6/1", "build-ar-button", "build-ar-slot", "/api/designs/model.usdz", "design")
+    check("on iOS, a built design's Quick Look link is a USDZ that passes usdz-check", ok, str(href))
+    b.cdp("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+except Exception as e:
+    check("the browser run finished", False, repr(e))
+finally:
+    b.close()
+
+# Android Chrome: WebXR immersive-ar with hit-test (navigator.xr stubbed, see XR_STUB), Scene Viewer beside it.
+phone = None
+try:
+    phone = Browser(args=[f"--user-agent={ANDROID_UA}"], width=412, height=915)
+    phone.before_each_page(XR_STUB)
+    phone.go(base + "/#/explore/1AKE")
+    ok = bool(phone.wait("return document.getElementById('status').textContent.startsWith('1AKE')", 90))
+    link = phone.js("return document.querySelector('#ar-slot .scene-viewer-link')?.getAttribute('href')")
+    check("on Android, a Scene Viewer link to the GLB sits beside View in AR", bool(ok and link and link.startswith("intent://arvr.google.com/scene-viewer/1.0?file=") and "model.glb" in link), str(link))
+    phone.click("#ar-button")
+    st = phone.wait("const s = document.getElementById('ar-status'); return !document.getElementById('ar-overlay').hidden && s.textContent", 20)
+    init = phone.js("return window.__xr.mode + ' ' + JSON.stringify(window.__xr.init.requiredFeatures)")
+    check("View in AR starts an immersive-ar session with hit-test and says to look for a surface",
+          bool(st and "find a surface" in st) and init == 'immersive-ar ["hit-test"]', f"{st} / {init}")
+    check("the AR overlay takes keyboard focus on Exit AR", phone.js("return document.activeElement.id") == "ar-exit")
+    empty = phone.wait("const v = (() => {" + DRAWN + "})(); return v === 0 ? 'clear' : null", 10)
+    check("before a surface is found the AR layer is clear (the camera shows through)", empty == "clear",
+          str(phone.js("return (() => {" + DRAWN + "})()")))
+    phone.js("window.__xr.surface = true")
+    st = phone.wait("const s = document.getElementById('ar-status').textContent; return s.includes('Tap to place') && s", 10)
+    ring = phone.wait("const v = (() => {" + DRAWN + "})(); return v > 0 && v < 0.05 && v", 10)
+    check("a surface found: the reticle is drawn and the status says to tap", bool(st and ring), f"{st} / {ring}")
+    phone.js("window.__xr.session.dispatchEvent(new Event('select'))")
+    st = phone.wait("const o = document.getElementById('ar-overlay'); const s = document.getElementById('ar-status').textContent; return o.dataset.placed && s.includes('pinch') && s", 10)
+    cover = phone.wait("const v = (() => {" + DRAWN + "})(); return v > 0.05 && v", 10)
+    check("a tap places the molecule on the surface and draws it", bool(st and "pinch" in st and cover), f"{st} / {cover}")
+    scale = phone.js("""const o = document.getElementById('ar-overlay');
+        const ev = (type, id, x, y) => o.dispatchEvent(new PointerEvent(type, { pointerId: id, clientX: x, clientY: y, bubbles: true, pointerType: 'touch' }));
+        ev('pointerdown', 1, 100, 400); ev('pointerdown', 2, 200, 400); ev('pointermove', 2, 300, 400);
+        const scale = o.dataset.scale; ev('pointermove', 2, 100, 600); const turn = o.dataset.turn;
+        ev('pointerup', 1, 100, 400); ev('pointerup', 2, 100, 600); return [scale, turn];""")
+    check("pinch scales and twist turns the placed molecule", scale[0] == "2.00" and scale[1] not in ("0", "-0"), str(scale))
+    phone.js("window.__xr.session.dispatchEvent(new Event('selectstart')); window.__xr.touch = { x: 0.2, y: 0.7, z: -0.6 };")
+    moved = phone.wait("return document.getElementById('ar-overlay').dataset.position === '0.20 0.70 -0.60'", 10)
+    phone.js("window.__xr.session.dispatchEvent(new Event('selectend')); window.__xr.touch = null;")
+    check("dragging a finger moves the molecule to where it points on the surface", bool(moved),
+          phone.js("return document.getElementById('ar-overlay').dataset.position"))
+    phone.click("#ar-exit")
+    st = phone.wait("return document.getElementById('ar-overlay').hidden && document.getElementById('status').textContent", 10)
+    opaque = phone.wait("const v = (() => {" + DRAWN + "})(); return v === 1 && v", 10)
+    check("Exit AR ends the session and returns to the page's own 3D view", bool(st and st.startswith("Left AR") and opaque), f"{st} / {opaque}")
+except Exception as e:
+    check("the Android AR run finished", False, repr(e))
+finally:
+    if phone: phone.close()
+
+# Without WebGL2 (a real switch of Chromium's): a message in place of the 3D view; the rest works.
+plain = None
+try:
+    plain = Browser(args=["--disable-webgl"])
+    plain.go(base + "/#/explore")
+    msg = plain.wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent", 20)
+    check("without WebGL2 the page says so", bool(msg and "WebGL2" in msg), str(msg))
+    plain.type_into("#search-words", "kinase\ue007")
+    check("without WebGL2 the search still works", bool(plain.wait("const l = document.getElementById('search-results'); return !l.hidden && l.textContent.includes('1AKE')", 30)))
+except Exception as e:
+    check("the no-WebGL2 run finished", False, repr(e))
+finally:
+    if plain: plain.close()
+server.close()
+
+# The RCSB unreachable: clear messages for fetch and search; the library still opens.
+offline, lone = None, None
+try:
+    offline = ServerProcess(binary, rcsb_url=f"http://127.0.0.1:{free_port()}", name="web-offline")
+    lone = Browser()
+    lone.go(offline.url + "/#/explore")
+    lone.wait("return !document.getElementById('view-explore').hidden")
+    lone.type_into("#entry-id", "4HHB\ue007")
+    err = lone.wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent", 60)
+    check("the RCSB unreachable: Get says so", bool(err and ("reach" in err or "unavailable" in err)), str(err))
+    lone.type_into("#search-words", "kinase\ue007")
+    err = lone.wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent.includes('earch') && s.textContent", 60)
+    check("the RCSB unreachable: search says so", bool(err), str(lone.js("return document.getElementById('status').textContent")))
+    lone.js("document.getElementById('entry-id').value = ''")
+    lone.type_into("#entry-id", "1AKE\ue007")
+    check("the RCSB unreachable: a molecule of the library still opens",
+          bool(lone.wait("return document.getElementById('status').textContent.startsWith('1AKE')", 90)))
+except Exception as e:
+    check("the offline run finished", False, repr(e))
+finally:
+    if lone: lone.close()
+    if offline: offline.close()
+    archive.close()
+print(tally.summary())
+sys.exit(tally.exit_code())

@@ -1,0 +1,20 @@
+"""What the checks and benchmarks share (scripts/checks, scripts/benchmarks), one home each:
+
+  paths        ROOT, FIXTURES, CHECK_MODELS, CHECK_USDZ, DECODE_QR, START_POSTGRES
+  venv         require(script, modules, what) / rerun_in_venv(script, what): re-run in .venv
+  ports        free_port()
+  server       ServerProcess(binary, work=, data_dir=, database_url=, rcsb_url=, starter=, extra=, name=):
+               `proteinar serve` on a port it picks, waited for; .url .ws .pid; stop() kill() restart() close()
+  http_client  http(server, method, path, body, token=, cookie=, csrf=, guest=) -> Response; fetch(url); want()
+  accounts     Account(server, name), make_room(), add_member(), room_state(), room_log(), rid()
+  archive      ArchiveStandIn(files, titles): the RCSB on loopback, for --rcsb-url
+  browser      Browser(): headless Chromium over WebDriver; XR_STUB, ANDROID_UA
+  postgres     test_url(), start(), stop(), fresh_database(tag)
+  report       Fail, Skip, expect(), short(), Tally (ok/FAIL/skip lines and `N passed, M failed`)
+
+Scripts in scripts/checks and scripts/benchmarks import it after putting scripts/ on sys.path:
+
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from proteinar_testing.server import ServerProcess
+
+Everything here is the standard library only, so it imports before any re-run in the venv."""

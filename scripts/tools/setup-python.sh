@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Create or update the Python venv used by the comparison scripts
+# (compare-gemmi.py, compare-dssp.py, check-models.py, decode-qr.py). Idempotent: re-running only checks
+# versions and exits quickly when everything is already installed.
+#
+#   scripts/tools/setup-python.sh            # venv at ./.venv (gitignored)
+#   PROTEINAR_VENV=/tmp/pv scripts/tools/setup-python.sh
+#
+# A relative PROTEINAR_VENV is taken from the repository root, as in the
+# compare scripts, which re-run themselves with that venv's python.
+#
+# pydssp is installed with --no-deps: its __init__ imports torch, which we do
+# not want (huge). The scripts load pydssp/pydssp_numpy.py by file path instead,
+# which needs only numpy and einops.
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+VENV="${PROTEINAR_VENV:-.venv}"
+PY="${PYTHON:-python3}"
+log() { echo "setup-python: $*" >&2; }
+
+if [ ! -x "$VENV/bin/python" ]; then
+    log "creating venv at $VENV"
+    "$PY" -m venv "$VENV"
+fi
+
+# Quick check: are the pinned versions importable already?
+if "$VENV/bin/python" - <<'EOF' 2>/dev/null
+import importlib.metadata as md
+assert md.version("gemmi") == "0.7.5"
+assert md.version("pydssp") == "0.9.1"
+md.version("numpy"); md.version("einops")
+assert md.version("trimesh") == "5.2.0"
+assert md.version("pygltflib") == "1.16.5"
+assert md.version("pycollada") == "0.9.3"
+md.version("lxml")
+assert md.version("zxing-cpp") == "3.1.1"
+md.version("pillow")
+assert md.version("websockets") == "17.4"
+EOF
+then
+    log "already up to date ($VENV)"
+    exit 0
+fi
+
+log "installing gemmi==0.7.5 numpy einops trimesh pygltflib pycollada lxml zxing-cpp pillow into $VENV"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+    gemmi==0.7.5 numpy einops trimesh==5.2.0 pygltflib==1.16.5 pycollada==0.9.3 lxml zxing-cpp==3.1.1 pillow >&2
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check websockets==17.4 >&2  # check-rooms.py, benchmark-rooms.py
+log "installing pydssp==0.9.1 (--no-deps, avoids torch)"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+    --no-deps pydssp==0.9.1 >&2
+log "done ($VENV)"
