@@ -82,27 +82,32 @@ struct DesignRoutes: Sendable {
         }
         let spec = try Self.spec(DesignRequest(pieces: .text(pieces), sequence: sequence, seed: seed, save: nil))
         // A design is fixed by its URL, so a browser's cached copy is answered before any building.
-        let tag = String(ModelRequest.cacheKey(source: LibraryService.recipe(spec), variant: "\(name)|\(parameters.sorted { $0.key < $1.key })").prefix(32))
-        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "\"\(tag)\"" }) {
-            return Response(status: .notModified, headers: [.eTag: "\"\(tag)\""])
-        }
-        let bytes: [UInt8]
-        let type: String
+        let model: ModelRequest?
         switch name {
         case "design.pdb", "design.cif":
             guard parameters.isEmpty else { throw APIError(.badRequest, "unknown parameter '\(parameters.keys.sorted()[0])'; accepted: pieces, sequence, seed") }
-            let design = try await call { try await service.design(spec) }
-            bytes = name == "design.pdb" ? StructureWriter.pdb(design.structure) : StructureWriter.mmCIF(design.structure)
-            type = name == "design.pdb" ? "chemical/x-pdb" : "chemical/x-mmcif"
+            model = nil
         default:
             guard name.hasPrefix("model."), let format = ModelFormat(rawValue: String(name.dropFirst(6))), format != .mtl else {
                 throw APIError(.notFound, "no resource '\(name.prefix(80))'; available: design.pdb, design.cif, "
                                + ModelFormat.allCases.filter { $0 != .mtl }.map { "model.\($0.rawValue)" }.joined(separator: ", "))
             }
-            let modelRequest = try call { try ModelRequest(format: format, parameters: parameters) }
-            let design = try await call { try await service.design(spec) }
-            bytes = try await call { try await service.model(of: design, request: modelRequest) }
-            type = format.mediaType
+            model = try call { try ModelRequest(format: format, parameters: parameters) }
+        }
+        let recipe = LibraryService.recipe(spec)
+        let tag = String((model?.cacheKey(fileHash: recipe) ?? ModelRequest.cacheKey(source: recipe, variant: name)).prefix(32))
+        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "\"\(tag)\"" }) {
+            return Response(status: .notModified, headers: [.eTag: "\"\(tag)\""])
+        }
+        let design = try await call { try await service.design(spec) }
+        let bytes: [UInt8]
+        let type: String
+        if let model {
+            bytes = try await call { try await service.model(of: design, request: model) }
+            type = model.output.mediaType
+        } else {
+            bytes = name == "design.pdb" ? StructureWriter.pdb(design.structure) : StructureWriter.mmCIF(design.structure)
+            type = name == "design.pdb" ? "chemical/x-pdb" : "chemical/x-mmcif"
         }
         return Responses.bytes(ByteBuffer(bytes: bytes), type: type, etag: tag, request: request, head: false,
                                disposition: "inline; filename=\"design.\(name.split(separator: ".").last ?? "bin")\"")
