@@ -45,6 +45,9 @@ struct Accounts: Sendable {
         api.patch("profile") { request, _ in try await rename(request) }
     }
 
+    /// The account with this e-mail, if any (for adding members by e-mail).
+    func account(email: String) async throws -> StoredAccount? { try await store.account(email: email) }
+
     // MARK: Who is asking
 
     func identify(_ request: Request, token queryToken: String? = nil, guestKey queryGuest: String? = nil) async throws -> Identity {

@@ -109,7 +109,7 @@ struct RoomRoutes: Sendable {
         let account = try await owner(of: id, request)
         struct Member: Decodable { var email: String }
         let body = try await Accounts.decode(Member.self, from: request, example: #"{"email": "…"}"#)
-        guard let member = try await accounts.store.account(email: try Accounts.validEmail(body.email)) else {
+        guard let member = try await accounts.account(email: try Accounts.validEmail(body.email)) else {
             throw APIError(.notFound, "no account has the e-mail \(body.email.prefix(80)); they can register first")
         }
         let settings = try await call {
