@@ -169,7 +169,7 @@ let package = Package(
         .testTarget(name: "RoomHostTests", dependencies: ["RoomHost", "Library", "SketchRooms", "TestSupport"]),
         .testTarget(
             name: "MoleculeLibraryTests",
-            dependencies: ["MoleculeLibrary", "Library", "PDBArchive", "TestSupport", "TestArchive"]
+            dependencies: ["Library", "MoleculeLibrary", "MoleculeMesh", "PDBArchive", "SceneExport", "TestArchive", "TestSupport"]
         ),
         .testTarget(
             name: "ProteinARServerTests",

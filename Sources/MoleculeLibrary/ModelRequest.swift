@@ -149,6 +149,7 @@ public struct ModelRequest: Sendable {
     }
 
     private static func describe(_ range: ClosedRange<Float>) -> String {
-        range.upperBound == .greatestFiniteMagnitude ? "above 0" : "from \(range.lowerBound) to \(range.upperBound)"
+        func text(_ x: Float) -> String { x == x.rounded() && x.magnitude < 1e9 ? String(Int(x)) : String(x) }
+        return range.upperBound == .greatestFiniteMagnitude ? "above 0" : "from \(text(range.lowerBound)) to \(text(range.upperBound))"
     }
 }

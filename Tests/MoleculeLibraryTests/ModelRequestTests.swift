@@ -1,0 +1,68 @@
+import MoleculeLibrary
+import MoleculeMesh
+import SceneExport
+import Testing
+
+/// The model-options codec: one parser for every caller, one canonical text, one cache key.
+@Suite("Model options codec")
+struct ModelRequestTests {
+    @Test("the same options in any order give the same canonical text and key; any difference gives another")
+    func canonicalAndKey() throws {
+        let a = try ModelRequest(format: .glb, parameters: ["style": "cartoon", "color": "chain", "hide": "water,ligands"])
+        let b = try ModelRequest(format: .glb, parameters: ["hide": "ligands,water", "color": "chain", "style": "cartoon"])
+        #expect(a.canonical == b.canonical)
+        #expect(a.cacheKey(fileHash: "f") == b.cacheKey(fileHash: "f"))
+        #expect(a.cacheKey(fileHash: "f") != a.cacheKey(fileHash: "g"))
+        let usdz = try ModelRequest(format: .usdz, parameters: ["style": "cartoon", "color": "chain", "hide": "water,ligands"])
+        #expect(usdz.cacheKey(fileHash: "f") != a.cacheKey(fileHash: "f"))
+        for (name, value) in [("select", "A"), ("highlight", "A:1-5"), ("assembly", "1"), ("max-triangles", "20000"), ("size", "0.5"), ("true-scale", "1")] {
+            var parameters = ["style": "cartoon", "color": "chain", "hide": "water,ligands"]
+            parameters[name] = value
+            #expect(try ModelRequest(format: .glb, parameters: parameters).cacheKey(fileHash: "f") != a.cacheKey(fileHash: "f"), "\(name)")
+        }
+    }
+
+    @Test("values reach the scene options")
+    func values() throws {
+        let r = try ModelRequest(format: .usdz, parameters: ["style": "ball-and-stick", "select": "A", "max-triangles": "5000", "size": "1.5"])
+        #expect(r.options.representation == .ballAndStick)
+        #expect(r.options.selection == "A")
+        #expect(r.options.maxTriangles == 5000)
+        #expect(r.options.size == 1.5)
+        #expect(r.output.mediaType == ModelFormat.usdz.mediaType)
+        #expect(try ModelRequest(format: .glb, parameters: ["true-scale": "yes"]).options.size == nil)
+        #expect(try ModelRequest(format: .glb, parameters: ["hide": "none"]).options.hide.isEmpty)
+    }
+
+    @Test("bad values and unknown names are errors that say what is accepted")
+    func errors() {
+        func message(_ parameters: [String: String]) -> String? {
+            do { _ = try ModelRequest(format: .glb, parameters: parameters); return nil } catch { return error.description }
+        }
+        #expect(message(["colour": "chain"])?.contains("unknown parameter 'colour'; accepted: style, color") == true)
+        #expect(message(["style": "watercolour"]) != nil)
+        #expect(message(["select": "A:"]) != nil)
+        #expect(message(["assembly": "1/../2"])?.hasPrefix("assembly") == true)
+        #expect(message(["max-triangles": "999"]) == "max-triangles '999': expected a whole number from 1000 to 5000000")
+        #expect(message(["size": "0"]) == "size '0': expected metres from 0.01 to 100")
+    }
+
+    @Test("the command line's limits are its own user's: any positive budget or size")
+    func commandLineLimits() throws {
+        let options = try ModelRequest.sceneOptions(["max-triangles": "10", "size": "1000"], limits: .commandLine)
+        #expect(options.maxTriangles == 10 && options.size == 1000)
+        #expect(throws: RequestError.self) { try ModelRequest.sceneOptions(["max-triangles": "0"], limits: .commandLine) }
+    }
+
+    @Test("a thumbnail: pixels and style only, its own key")
+    func picture() throws {
+        let p = try ModelRequest.picture(["size": "64", "style": "spacefill", "v": "2"])
+        #expect(p.output == .picture(pixels: 64))
+        #expect(p.output.mediaType == "image/png")
+        #expect(p.options.representation == .spacefill)
+        #expect(p.options.maxTriangles == ModelRequest.pictureTriangles)
+        #expect(try ModelRequest.picture([:]).output == .picture(pixels: 256))
+        #expect(throws: RequestError.self) { try ModelRequest.picture(["size": "4096"]) }
+        #expect(p.cacheKey(fileHash: "f") != (try ModelRequest.picture(["size": "128", "style": "spacefill"])).cacheKey(fileHash: "f"))
+    }
+}
