@@ -198,14 +198,19 @@ public final class LibraryService: Sendable {
     /// store's cache or made, then kept in memory.
     public func servedModel(id: String, request: ModelRequest) async throws -> HotModelCache.Entry {
         let record = try await molecule(id: id)
-        if let entry = hot.get(request.cacheKey(fileHash: record.fileHash)) { return entry }
-        return hot.put(try await model(of: record, request: request))
+        let key = request.cacheKey(fileHash: record.fileHash)
+        if let entry = hot.get(key) { return entry }
+        return hot.put(try await model(of: record, request: request, key: key))
     }
 
     /// The model of a record the caller has already read.
     public func model(of record: MoleculeRecord, request: ModelRequest, progress: ProgressHandler? = nil) async throws -> CachedModel {
+        try await model(of: record, request: request, key: request.cacheKey(fileHash: record.fileHash), progress: progress)
+    }
+
+    /// The model under its cache key `key` (the caller's `request.cacheKey(fileHash:)`).
+    private func model(of record: MoleculeRecord, request: ModelRequest, key: String, progress: ProgressHandler? = nil) async throws -> CachedModel {
         let id = record.id
-        let key = request.cacheKey(fileHash: record.fileHash)
         if let cached = try await store.cachedModel(key: key) { return cached }
         return try await conversions.run(key) { [self] in
             // Reading the input, meshing and storing the result all hold the slot, so memory is

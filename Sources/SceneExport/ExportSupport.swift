@@ -379,11 +379,6 @@ extension TextBuffer.Cursor {
 extension TextBuffer {
     static let maxNumberBytes = Cursor.maxFloatBytes + 8
 
-    /// `x` with `format`'s decimals, trailing zeros dropped ("0.25", "-3", "0").
-    mutating func number(_ x: Float, _ format: DecimalFormat) {
-        withSpace(Self.maxNumberBytes) { $0.number(x, format) }
-    }
-
     /// `a b c` with `format`.
     mutating func numbers(_ v: SIMD3<Float>, _ format: DecimalFormat) {
         withSpace(3 * Self.maxNumberBytes + 2) { cursor in

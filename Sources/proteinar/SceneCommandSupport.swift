@@ -17,23 +17,19 @@ struct SceneArguments: ParsableArguments {
     @Option(help: "Hide groups: water, hydrogens, ligands (comma-separated).") var hide = "water"
     @Option(help: "Build biological assembly N.") var assembly: String?
 
-    /// The options as the model codec names them (`ModelRequest.Option`), with `more` added.
-    func parameters(_ more: [String: String] = [:]) -> [String: String] {
-        var out = more
-        out["style"] = style
-        out["hide"] = hide
-        out["color"] = color
-        out["select"] = select
-        out["highlight"] = highlight
-        out["assembly"] = assembly
-        return out
-    }
-
-    /// The scene options, every value checked by the model codec so that a typo fails before any work.
+    /// The scene options, every value checked by the model codec (the options named as
+    /// `ModelRequest.Option` names them, with `more` such as `size`) so that a typo fails before any work.
     func sceneOptions(maxTriangles: Int, more: [String: String] = [:]) throws -> MoleculeSceneOptions {
+        var parameters = more
+        parameters["style"] = style
+        parameters["hide"] = hide
+        parameters["color"] = color
+        parameters["select"] = select
+        parameters["highlight"] = highlight
+        parameters["assembly"] = assembly
+        parameters["max-triangles"] = String(maxTriangles)
         do {
-            return try ModelRequest.sceneOptions(parameters(more.merging(["max-triangles": String(maxTriangles)]) { a, _ in a }),
-                                                 limits: .commandLine)
+            return try ModelRequest.sceneOptions(parameters, limits: .commandLine)
         } catch {
             // The codec names options as URLs do ("size '0': …"); here they are flags ("--size '0': …").
             let named = ModelRequest.Option.allCases.contains { error.description.hasPrefix($0.rawValue + " '") }

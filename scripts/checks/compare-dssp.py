@@ -25,6 +25,7 @@ inter-chain sheets.
 import argparse, importlib.util, json, os, re, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
+from proteinar_testing.report import finish_comparison  # noqa: E402
 from proteinar_testing.venv import rerun_in_venv  # noqa: E402
 
 THREE_STATE = {"H": "H", "G": "H", "I": "H", "E": "E", "B": "E"}  # else C
@@ -179,11 +180,7 @@ def main():
               f"ours/pydssp {counts}; only ours {len(got) - len(common)}, "
               f"only pydssp {len(ref) - len(common)})")
         passed, failed = passed + ok, failed + (not ok)
-    if passed + failed == 0:
-        print(f"FAIL nothing compared: all {len(args.files)} files were skipped")
-        failed += 1
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    finish_comparison(passed, failed, args.files)
 
 
 if __name__ == "__main__":

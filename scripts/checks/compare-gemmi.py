@@ -52,6 +52,7 @@ checked on /work/shared/structures, all equal to MANIFEST.tsv):
 import json, os, re, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
+from proteinar_testing.report import finish_comparison  # noqa: E402
 from proteinar_testing.venv import require  # noqa: E402
 
 STRUCTURE_FILE = re.compile(r"\.(pdb|ent|cif|mmcif|bcif)(\.gz)?$", re.I)
@@ -180,11 +181,7 @@ def main():
             print("  note: per-chain residues ours/gemmi: " + " ".join(
                 f"{c}:{got_chains.get(c, '-')}/{ref_chains.get(c, '-')}" for c in off
                 if got_chains.get(c) != ref_chains.get(c))[:400])
-    if passed + failed == 0:
-        print(f"FAIL nothing compared: all {len(files)} files were skipped")
-        failed += 1
-    print(f"{passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    finish_comparison(passed, failed, files)
 
 
 if __name__ == "__main__":

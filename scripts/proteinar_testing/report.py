@@ -2,6 +2,7 @@
 final `N passed, M failed[, K skipped]`; and the exceptions a check raises for a broken expectation
 (Fail) or for something it cannot run here (Skip)."""
 import json
+import sys
 
 
 class Fail(Exception):
@@ -20,6 +21,16 @@ def short(value, limit=300):
 def expect(condition, message):
     if not condition:
         raise Fail(message)
+
+
+def finish_comparison(passed, failed, files):
+    """Ends a comparison with independent tools: a run that compared nothing fails (every file
+    skipped is no evidence), then the `N passed, M failed` line and the exit code."""
+    if passed + failed == 0:
+        print(f"FAIL nothing compared: all {len(files)} files were skipped")
+        failed += 1
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
 
 
 class Tally:
