@@ -20,6 +20,13 @@ public protocol LibraryStore: RoomLogStore, AccountStore {
     func touch(id: String) async throws
     func count() async throws -> Int
 
+    /// Adds the molecule to the account's own list ("My molecules"); nothing when it is there already.
+    func keep(moleculeID: String, accountID: String) async throws
+    /// Takes the molecule off the account's list; false when it was not on it.
+    func unkeep(moleculeID: String, accountID: String) async throws -> Bool
+    /// Bytes of the molecules' original files (uncompressed): those `ownerID` owns, or all when nil.
+    func storedBytes(ownerID: String?) async throws -> Int
+
     /// A cached derived file, marked as just used.
     func cachedModel(key: String) async throws -> CachedModel?
     /// Caches a derived file, then evicts the least recently used ones beyond `cacheLimitBytes`.

@@ -26,16 +26,19 @@ public struct MoleculeRecord: Codable, Sendable, Equatable {
     public var summaryJSON: String
     public var addedAt: Date
     public var lastViewedAt: Date?
+    /// The account that uploaded the file or saved the design (it may delete it); nil for starter
+    /// molecules, archive entries and anonymous additions to an open library.
+    public var ownerID: String?
 
     public init(id: String, source: String, title: String, description: String? = nil, method: String? = nil,
                 resolution: Double? = nil, organism: String? = nil, atoms: Int, residues: Int, chains: Int,
                 format: String, fileHash: String, fileSize: Int, summaryJSON: String,
-                addedAt: Date = Date(), lastViewedAt: Date? = nil) {
+                addedAt: Date = Date(), lastViewedAt: Date? = nil, ownerID: String? = nil) {
         self.id = id; self.source = source; self.title = title; self.description = description
         self.method = method; self.resolution = resolution; self.organism = organism
         self.atoms = atoms; self.residues = residues; self.chains = chains; self.format = format
         self.fileHash = fileHash; self.fileSize = fileSize; self.summaryJSON = summaryJSON
-        self.addedAt = addedAt; self.lastViewedAt = lastViewedAt
+        self.addedAt = addedAt; self.lastViewedAt = lastViewedAt; self.ownerID = ownerID
     }
 }
 
@@ -44,6 +47,8 @@ public struct MoleculeQuery: Sendable, Equatable {
     /// Words matched, case-insensitively, against id, title, organism and description.
     public var text: String?
     public var source: String?
+    /// Only the molecules this account keeps ("My molecules").
+    public var keptBy: String?
     public var offset = 0
     public var limit = 50
     public var order: Order = .recent

@@ -72,6 +72,22 @@ public final class PostgresLibraryStore: LibraryStore {
                     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE, csrf TEXT NOT NULL,
                     expires_at DOUBLE PRECISION NOT NULL)
                 """,
+                // Owners, administrators and each account's own list (see the SQLite store's v4).
+                "ALTER TABLE molecules ADD COLUMN IF NOT EXISTS owner_id TEXT",
+                "CREATE INDEX IF NOT EXISTS molecules_owner ON molecules(owner_id)",
+                """
+                DO $$ BEGIN
+                    IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = 'accounts' AND column_name = 'is_admin') THEN
+                        ALTER TABLE accounts ADD COLUMN is_admin BOOLEAN NOT NULL DEFAULT FALSE;
+                        UPDATE accounts SET is_admin = TRUE WHERE id = (SELECT id FROM accounts ORDER BY created_at, id LIMIT 1);
+                    END IF;
+                END $$
+                """,
+                """
+                CREATE TABLE IF NOT EXISTS kept_molecules (
+                    account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE, molecule_id TEXT NOT NULL,
+                    kept_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (account_id, molecule_id))
+                """,
             ] {
                 try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
@@ -80,7 +96,7 @@ public final class PostgresLibraryStore: LibraryStore {
 
     private static let columns = """
         id, source, title, description, method, resolution, organism, atoms, residues, chains, format, \
-        file_hash, file_size, summary, added_at, last_viewed_at
+        file_hash, file_size, summary, added_at, last_viewed_at, owner_id
         """
 
     public func molecules(_ query: MoleculeQuery) async throws -> MoleculePage {
@@ -96,6 +112,10 @@ public final class PostgresLibraryStore: LibraryStore {
         if let source = query.source {
             binds.append(source)
             conditions.append("source = $\(binds.count)")
+        }
+        if let account = query.keptBy {
+            binds.append(account)
+            conditions.append("id IN (SELECT molecule_id FROM kept_molecules WHERE account_id = $\(binds.count))")
         }
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         var total = 0
@@ -135,10 +155,10 @@ public final class PostgresLibraryStore: LibraryStore {
             try await db.query("DELETE FROM molecules WHERE id = \(r.id)", logger: logger)
             try await db.query("""
                 INSERT INTO molecules (id, source, title, description, method, resolution, organism, atoms, residues,
-                    chains, format, file_hash, file_size, summary, added_at, last_viewed_at)
+                    chains, format, file_hash, file_size, summary, added_at, last_viewed_at, owner_id)
                 VALUES (\(r.id), \(r.source), \(r.title), \(r.description), \(r.method), \(r.resolution), \(r.organism),
                     \(r.atoms), \(r.residues), \(r.chains), \(r.format), \(r.fileHash), \(r.fileSize), \(r.summaryJSON),
-                    \(r.addedAt.timeIntervalSince1970), \(r.lastViewedAt?.timeIntervalSince1970))
+                    \(r.addedAt.timeIntervalSince1970), \(r.lastViewedAt?.timeIntervalSince1970), \(r.ownerID))
                 """, logger: logger)
             if let previous, previous != r.fileHash { try await Self.dropFileIfUnused(db, hash: previous, logger: logger) }
         }
@@ -159,6 +179,7 @@ public final class PostgresLibraryStore: LibraryStore {
                 hash = h
             }
             guard let hash else { return false }
+            try await db.query("DELETE FROM kept_molecules WHERE molecule_id = \(id)", logger: logger)
             try await Self.dropFileIfUnused(db, hash: hash, logger: logger)
             return true
         }
@@ -170,6 +191,31 @@ public final class PostgresLibraryStore: LibraryStore {
 
     public func count() async throws -> Int {
         for try await n in try await client.query("SELECT COUNT(*) FROM molecules", logger: logger).decode(Int.self) { return n }
+        return 0
+    }
+
+    public func keep(moleculeID: String, accountID: String) async throws {
+        try await client.query("""
+            INSERT INTO kept_molecules (account_id, molecule_id, kept_at) VALUES (\(accountID), \(moleculeID), \(Date().timeIntervalSince1970))
+            ON CONFLICT DO NOTHING
+            """, logger: logger)
+    }
+
+    public func unkeep(moleculeID: String, accountID: String) async throws -> Bool {
+        let rows = try await client.query(
+            "DELETE FROM kept_molecules WHERE account_id = \(accountID) AND molecule_id = \(moleculeID) RETURNING molecule_id", logger: logger)
+        for try await _ in rows.decode(String.self) { return true }
+        return false
+    }
+
+    public func storedBytes(ownerID: String?) async throws -> Int {
+        let rows: PostgresRowSequence
+        if let ownerID {
+            rows = try await client.query("SELECT COALESCE(SUM(file_size), 0)::BIGINT FROM molecules WHERE owner_id = \(ownerID)", logger: logger)
+        } else {
+            rows = try await client.query("SELECT COALESCE(SUM(file_size), 0)::BIGINT FROM molecules", logger: logger)
+        }
+        for try await n in rows.decode(Int.self) { return n }
         return 0
     }
 
@@ -223,10 +269,11 @@ public final class PostgresLibraryStore: LibraryStore {
     }
 
     private static func record(_ row: PostgresRow) throws -> MoleculeRecord {
-        let all = try row.decode((String, String, String, String?, String?, Double?, String?, Int, Int, Int, String, String, Int, String, Double, Double?).self)
+        let all = try row.decode((String, String, String, String?, String?, Double?, String?, Int, Int, Int, String, String, Int, String, Double, Double?,
+                                  String?).self)
         return MoleculeRecord(id: all.0, source: all.1, title: all.2, description: all.3, method: all.4, resolution: all.5,
                               organism: all.6, atoms: all.7, residues: all.8, chains: all.9, format: all.10, fileHash: all.11,
                               fileSize: all.12, summaryJSON: all.13, addedAt: Date(timeIntervalSince1970: all.14),
-                              lastViewedAt: all.15.map(Date.init(timeIntervalSince1970:)))
+                              lastViewedAt: all.15.map(Date.init(timeIntervalSince1970:)), ownerID: all.16)
     }
 }

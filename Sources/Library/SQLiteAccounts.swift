@@ -4,8 +4,18 @@ import GRDB
 extension SQLiteLibraryStore {
     public func createAccount(_ a: StoredAccount) async throws -> Bool {
         try await pool.write { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO accounts (id, email, name, password_hash, created_at) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [a.id, a.email, a.name, a.passwordHash, a.createdAt.timeIntervalSince1970])
+            // The write transaction makes "first" exact: no other account is added meanwhile.
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO accounts (id, email, name, password_hash, created_at, is_admin)
+                VALUES (?, ?, ?, ?, ?, CASE WHEN EXISTS (SELECT 1 FROM accounts) THEN ? ELSE 1 END)
+                """, arguments: [a.id, a.email, a.name, a.passwordHash, a.createdAt.timeIntervalSince1970, a.isAdmin])
+            return db.changesCount == 1
+        }
+    }
+
+    public func setAdministrator(email: String, _ isAdmin: Bool) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE accounts SET is_admin = ? WHERE email = ?", arguments: [isAdmin, email])
             return db.changesCount == 1
         }
     }
@@ -24,7 +34,7 @@ extension SQLiteLibraryStore {
 
     static func account(_ row: Row) -> StoredAccount {
         StoredAccount(id: row["id"], email: row["email"], name: row["name"], passwordHash: row["password_hash"],
-                      createdAt: Date(timeIntervalSince1970: row["created_at"]))
+                      createdAt: Date(timeIntervalSince1970: row["created_at"]), isAdmin: row["is_admin"])
     }
 
     public func createSession(_ s: StoredSession) async throws {

@@ -90,6 +90,23 @@ public final class SQLiteLibraryStore: LibraryStore {
                                        csrf TEXT NOT NULL, expires_at DOUBLE NOT NULL);
                 """)
         }
+        migrator.registerMigration("v4-owners") { db in
+            // The oldest account becomes the administrator; molecules get their owner; each account
+            // its own list. `kept_molecules` has no foreign key to molecules: replacing a molecule
+            // (same id, new file) must not empty people's lists; removing one clears its rows.
+            try db.execute(sql: """
+                ALTER TABLE accounts ADD COLUMN is_admin INTEGER NOT NULL DEFAULT 0;
+                UPDATE accounts SET is_admin = 1 WHERE id = (SELECT id FROM accounts ORDER BY created_at, id LIMIT 1);
+                ALTER TABLE molecules ADD COLUMN owner_id TEXT;
+                CREATE INDEX molecules_owner ON molecules(owner_id);
+                CREATE TABLE kept_molecules (
+                    account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                    molecule_id TEXT NOT NULL,
+                    kept_at REAL NOT NULL,
+                    PRIMARY KEY (account_id, molecule_id)
+                );
+                """)
+        }
         try await Task.detached { try migrator.migrate(pool) }.value
     }
 
@@ -107,6 +124,10 @@ public final class SQLiteLibraryStore: LibraryStore {
             if let source = query.source {
                 conditions.append("source = ?")
                 _ = arguments.append(contentsOf: [source])
+            }
+            if let account = query.keptBy {
+                conditions.append("id IN (SELECT molecule_id FROM kept_molecules WHERE account_id = ?)")
+                _ = arguments.append(contentsOf: [account])
             }
             let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
             let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM molecules" + filter, arguments: arguments) ?? 0
@@ -132,11 +153,11 @@ public final class SQLiteLibraryStore: LibraryStore {
             try db.execute(sql: "DELETE FROM molecules WHERE id = ?", arguments: [r.id])
             try db.execute(sql: """
                 INSERT INTO molecules (id, source, title, description, method, resolution, organism, atoms, residues,
-                    chains, format, file_hash, file_size, summary, added_at, last_viewed_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    chains, format, file_hash, file_size, summary, added_at, last_viewed_at, owner_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [r.id, r.source, r.title, r.description, r.method, r.resolution, r.organism, r.atoms,
                                  r.residues, r.chains, r.format, r.fileHash, r.fileSize, r.summaryJSON,
-                                 r.addedAt.timeIntervalSince1970, r.lastViewedAt?.timeIntervalSince1970])
+                                 r.addedAt.timeIntervalSince1970, r.lastViewedAt?.timeIntervalSince1970, r.ownerID])
             if let previous, previous != r.fileHash { try Self.dropFileIfUnused(db, hash: previous) }
         }
     }
@@ -152,6 +173,7 @@ public final class SQLiteLibraryStore: LibraryStore {
         try await pool.write { db in
             guard let hash = try String.fetchOne(db, sql: "SELECT file_hash FROM molecules WHERE id = ?", arguments: [id]) else { return false }
             try db.execute(sql: "DELETE FROM molecules WHERE id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM kept_molecules WHERE molecule_id = ?", arguments: [id])
             try Self.dropFileIfUnused(db, hash: hash)
             return true
         }
@@ -165,6 +187,29 @@ public final class SQLiteLibraryStore: LibraryStore {
 
     public func count() async throws -> Int {
         try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM molecules") ?? 0 }
+    }
+
+    public func keep(moleculeID: String, accountID: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO kept_molecules (account_id, molecule_id, kept_at) VALUES (?, ?, ?)",
+                           arguments: [accountID, moleculeID, Date().timeIntervalSince1970])
+        }
+    }
+
+    public func unkeep(moleculeID: String, accountID: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM kept_molecules WHERE account_id = ? AND molecule_id = ?", arguments: [accountID, moleculeID])
+            return db.changesCount == 1
+        }
+    }
+
+    public func storedBytes(ownerID: String?) async throws -> Int {
+        try await pool.read { db in
+            if let ownerID {
+                return try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(file_size), 0) FROM molecules WHERE owner_id = ?", arguments: [ownerID]) ?? 0
+            }
+            return try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(file_size), 0) FROM molecules") ?? 0
+        }
     }
 
     public func cachedModel(key: String) async throws -> CachedModel? {
@@ -216,7 +261,8 @@ public final class SQLiteLibraryStore: LibraryStore {
                        atoms: row["atoms"], residues: row["residues"], chains: row["chains"], format: row["format"],
                        fileHash: row["file_hash"], fileSize: row["file_size"], summaryJSON: row["summary"],
                        addedAt: Date(timeIntervalSince1970: row["added_at"]),
-                       lastViewedAt: (row["last_viewed_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
+                       lastViewedAt: (row["last_viewed_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
+                       ownerID: row["owner_id"])
     }
 }
 

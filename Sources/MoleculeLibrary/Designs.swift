@@ -35,11 +35,14 @@ extension LibraryService {
 
     /// Stores the design as a molecule (id `design-` and a hash of its pieces, sequence and seed),
     /// or returns the one stored before.
-    public func save(_ design: Design) async throws -> MoleculeRecord {
+    public func save(_ design: Design, owner: String? = nil) async throws -> MoleculeRecord {
         let id = "design-" + Hashing.sha256Hex(Array(Self.recipe(design.spec).utf8)).prefix(12)
-        if let existing = try await store.molecule(id: id) { return existing }
+        if let existing = try await store.molecule(id: id) {
+            if let owner { try await store.keep(moleculeID: id, accountID: owner) }
+            return existing
+        }
         let status = design.verdict.isValid ? "holds together" : "does not hold together"
         return try await add(bytes: StructureWriter.pdb(design.structure), fileName: "\(id).pdb", id: id, source: "design",
-                             description: "Built in ProteinAR from \(design.spec.name); it \(status).")
+                             description: "Built in ProteinAR from \(design.spec.name); it \(status).", owner: owner)
     }
 }

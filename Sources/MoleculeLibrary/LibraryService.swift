@@ -33,12 +33,33 @@ public enum LibraryError: Error, CustomStringConvertible, Sendable {
     /// The archive could not be reached or kept failing.
     case archiveUnavailable(String)
     case tooLarge(String)
+    /// The account's own storage is full.
+    case quotaExceeded(String)
+    /// The library's storage as a whole is full.
+    case libraryFull(String)
+    /// Too much work waits already: try again after `retryAfter` seconds.
+    case busy(String, retryAfter: Int)
+    /// This client asks for too much at once or too often: try again after `retryAfter` seconds.
+    case tooManyRequests(String, retryAfter: Int)
 
     public var description: String {
         switch self {
-        case .notFound(let m), .badRequest(let m), .unreadable(let m), .archiveUnavailable(let m), .tooLarge(let m): return m
+        case .notFound(let m), .badRequest(let m), .unreadable(let m), .archiveUnavailable(let m), .tooLarge(let m),
+             .quotaExceeded(let m), .libraryFull(let m), .busy(let m, _), .tooManyRequests(let m, _): return m
         }
     }
+}
+
+/// How much the library keeps: per account (their uploads and designs) and in all.
+public struct StorageQuota: Sendable {
+    /// Bytes of original files (uncompressed) one account may own.
+    public var accountBytes: Int
+    /// Bytes of original files the whole library may hold.
+    public var libraryBytes: Int
+    public init(accountBytes: Int = 100 << 20, libraryBytes: Int = 4 << 30) {
+        self.accountBytes = accountBytes; self.libraryBytes = libraryBytes
+    }
+    public static let unlimited = StorageQuota(accountBytes: .max, libraryBytes: .max)
 }
 
 /// What the server and the command line do with a library: import files, fetch entries from the
@@ -52,30 +73,34 @@ public final class LibraryService: Sendable {
     public let archive: ArchiveClient
     public let limiter: WorkLimiter
     public let maxUploadBytes: Int
+    public let quota: StorageQuota
     /// The most recently served models, ready to send, in front of the store's cache.
     public let hot: HotModelCache
     private let fetches = SharedWork<MoleculeRecord>()
     private let conversions = SharedWork<CachedModel>()
 
     public init(store: any LibraryStore, archive: ArchiveClient, limiter: WorkLimiter = WorkLimiter(),
-                maxUploadBytes: Int = 64 << 20, hotCacheBytes: Int = 128 << 20) {
-        self.store = store; self.archive = archive; self.limiter = limiter; self.maxUploadBytes = maxUploadBytes
+                maxUploadBytes: Int = 64 << 20, hotCacheBytes: Int = 128 << 20, quota: StorageQuota = .unlimited) {
+        self.store = store; self.archive = archive; self.limiter = limiter; self.maxUploadBytes = maxUploadBytes; self.quota = quota
         self.hot = HotModelCache(limitBytes: hotCacheBytes)
     }
 
     // MARK: Adding molecules
 
     /// Reads `bytes` (any supported format, gzip or not), then stores the molecule and its file in
-    /// one transaction. The id defaults to `upload-` and the start of the file's hash.
+    /// one transaction. The id defaults to `upload-` and the start of the file's hash. `owner`: the
+    /// account that adds it, which keeps it in its list; it owns uploads and designs (and may
+    /// delete them), which count against its storage quota.
     public func add(bytes: [UInt8], fileName: String, id: String? = nil, source: String = "upload",
-                    description: String? = nil, titleFallback: String? = nil, progress: ProgressHandler? = nil) async throws -> MoleculeRecord {
+                    description: String? = nil, titleFallback: String? = nil, owner: String? = nil,
+                    progress: ProgressHandler? = nil) async throws -> MoleculeRecord {
         // Uploads are held to the upload limit; files from the archives were already held to the
         // client's download limit. Inflated files get eight times as much room, within 1 GiB.
         let limit = source == "upload" ? maxUploadBytes : max(maxUploadBytes, 256 << 20)
         guard bytes.count <= limit else {
             throw LibraryError.tooLarge("\(fileName): \(bytes.count) bytes is more than the \(limit) accepted")
         }
-        let inflatedLimit = min(limit * 8, 1 << 30)
+        let inflatedLimit = Self.inflatedLimit(limit)
         guard !bytes.isEmpty else { throw LibraryError.unreadable("\(fileName): the file is empty") }
         if let id { try Self.checkLibraryID(id) }
         progress?(WorkProgress(stage: "read", message: "reading \(fileName)"))
@@ -101,22 +126,65 @@ public final class LibraryService: Sendable {
                 method: summary.method.isEmpty ? nil : summary.method, resolution: summary.resolution,
                 organism: summary.organisms.isEmpty ? nil : summary.organisms.joined(separator: "; "),
                 atoms: summary.atoms, residues: summary.residues, chains: summary.chains.count, format: summary.format,
-                fileHash: hash, fileSize: plain.count, summaryJSON: json)
+                fileHash: hash, fileSize: plain.count, summaryJSON: json,
+                ownerID: source == "upload" || source == "design" ? owner : nil)
             let compressed = StructureReader.isGzip(bytes) ? bytes : try Self.gzip(plain)
             return (record, compressed)
         }
         // The same file uploaded again is the molecule already there (its dates and cached models kept).
         if source == "upload", let existing = try await store.molecule(id: prepared.0.id), existing.fileHash == prepared.0.fileHash {
+            if let owner { try await store.keep(moleculeID: existing.id, accountID: owner) }
             return existing
         }
+        if source != "starter" { try await checkQuota(adding: prepared.0) }
         progress?(WorkProgress(stage: "store", message: "storing \(prepared.0.id)"))
         try await store.add(prepared.0, compressedFile: prepared.1)
+        if let owner { try await store.keep(moleculeID: prepared.0.id, accountID: owner) }
         return prepared.0
+    }
+
+    /// Refuses a molecule that would take its owner, or the library, past the quota.
+    private func checkQuota(adding record: MoleculeRecord) async throws {
+        if let owner = record.ownerID, quota.accountBytes < .max {
+            let used = try await store.storedBytes(ownerID: owner)
+            guard used + record.fileSize <= quota.accountBytes else {
+                throw LibraryError.quotaExceeded("your molecules take \(used >> 20) MB of the \(quota.accountBytes >> 20) MB an account may keep; "
+                                                 + "delete some of your uploads or designs first")
+            }
+        }
+        if quota.libraryBytes < .max {
+            let used = try await store.storedBytes(ownerID: nil)
+            guard used + record.fileSize <= quota.libraryBytes else {
+                throw LibraryError.libraryFull("the library is full (\(used >> 20) MB of \(quota.libraryBytes >> 20) MB); ask the administrator")
+            }
+        }
+    }
+
+    /// The most an upload of `limit` bytes may inflate to: eight times as much, within 256 MiB (a
+    /// file that large is more than a phone shows, and inflating is done once, in memory).
+    static func inflatedLimit(_ limit: Int) -> Int { min(limit * 8, 256 << 20) }
+
+    /// Keeps a library molecule in the account's list ("My molecules").
+    public func keep(id: String, account: String) async throws {
+        _ = try await molecule(id: id)
+        try await store.keep(moleculeID: id, accountID: account)
+    }
+
+    /// Takes a molecule off the account's list; false when it was not on it.
+    public func unkeep(id: String, account: String) async throws -> Bool {
+        try Self.checkLibraryID(id)
+        return try await store.unkeep(moleculeID: id, accountID: account)
     }
 
     /// The entry from the library, or fetched from the RCSB PDB or AlphaFold DB and stored.
     /// Concurrent fetches of one entry share a single download.
-    public func fetch(_ id: EntryID, progress: ProgressHandler? = nil) async throws -> MoleculeRecord {
+    public func fetch(_ id: EntryID, for account: String? = nil, progress: ProgressHandler? = nil) async throws -> MoleculeRecord {
+        let record = try await fetchShared(id, progress: progress)
+        if let account { try await store.keep(moleculeID: record.id, accountID: account) }
+        return record
+    }
+
+    private func fetchShared(_ id: EntryID, progress: ProgressHandler?) async throws -> MoleculeRecord {
         if let existing = try await store.molecule(id: id.libraryID) { return existing }
         return try await fetches.run(id.libraryID) { [self] in
             if let existing = try await store.molecule(id: id.libraryID) { return existing }
@@ -268,11 +336,9 @@ public final class LibraryService: Sendable {
         guard StructureReader.isGzip(bytes) else { return bytes }
         do {
             return try StructureReader.decompressGzip(bytes, fileName: fileName, maximumSize: limit)
+        } catch let error as StructureReadError where error.isTooLarge {
+            throw LibraryError.tooLarge("\(error)")
         } catch {
-            // The size the stream declares tells a bomb from a damaged file, for the message.
-            if let declared = StructureReader.gzipDeclaredSize(bytes), declared > limit {
-                throw LibraryError.tooLarge("\(fileName): inflates to \(declared) bytes, more than the \(limit) accepted")
-            }
             throw LibraryError.unreadable("\(error)")
         }
     }

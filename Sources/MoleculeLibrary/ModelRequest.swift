@@ -1,3 +1,4 @@
+import Foundation
 import Molecule
 import MoleculeMesh
 import SceneExport
@@ -51,10 +52,41 @@ public struct ModelRequest: Sendable {
         public var metres: ClosedRange<Float>
         /// Side of a picture in pixels.
         public var pixels: ClosedRange<Int>
+        /// The only picture sides accepted, when not any in `pixels`.
+        public var pictureSizes: [Int]?
+        /// Most characters of `select` and of `highlight`.
+        public var selectionCharacters: Int
+        /// Round `size` to two significant digits and `max-triangles` to the 1-2-5 series, so that
+        /// requests cannot mint endless distinct models (each one a conversion and a cache entry).
+        public var quantised: Bool
 
-        public static let web = Limits(triangles: 1_000...5_000_000, metres: 0.01...100, pixels: 16...2048)
+        public static let web = Limits(triangles: 1_000...1_000_000, metres: 0.01...100, pixels: 64...1024,
+                                       pictureSizes: [64, 128, 256, 512, 1024], selectionCharacters: 1_000, quantised: true)
         public static let commandLine = Limits(triangles: 1...Int.max, metres: Float.leastNormalMagnitude...Float.greatestFiniteMagnitude,
-                                               pixels: 1...8192)
+                                               pixels: 1...8192, pictureSizes: nil, selectionCharacters: .max, quantised: false)
+    }
+
+    /// `n` moved to the nearest of 1, 2, 5, 10, 20, 50, … (on a log scale).
+    public static func oneTwoFive(_ n: Int) -> Int {
+        guard n > 1 else { return max(n, 1) }
+        var best = 1, decade = 1
+        while decade <= n * 10 && decade < Int.max / 10 {
+            for step in [1, 2, 5] where decade <= Int.max / step {
+                let value = step * decade
+                if abs(log(Double(value)) - log(Double(n))) < abs(log(Double(best)) - log(Double(n))) { best = value }
+            }
+            decade *= 10
+        }
+        return best
+    }
+
+    /// `x` to two significant digits (0.123 → 0.12, 1.57 → 1.6), read back from its decimal text
+    /// so that the canonical text is short.
+    public static func twoSignificantDigits(_ x: Float) -> Float {
+        guard x.isFinite, x > 0 else { return x }
+        let exponent = Int(Double(x).log10Floor) - 1
+        let mantissa = (Double(x) / pow(10, Double(exponent))).rounded()
+        return Float("\(Int(mantissa))e\(exponent)") ?? x
     }
 
     /// Most triangles of a thumbnail: a picture 2048 pixels square shows no more.
@@ -76,6 +108,12 @@ public struct ModelRequest: Sendable {
     /// A thumbnail: `size` in pixels (default 256) and `style`; other parameters are not read.
     public static func picture(_ parameters: [String: String], limits: Limits = .web) throws(RequestError) -> ModelRequest {
         let pixels = try parameters["size"].map { s throws(RequestError) -> Int in
+            if let sizes = limits.pictureSizes {
+                guard let v = Int(s), sizes.contains(v) else {
+                    throw RequestError("size '\(s.prefix(40))': expected one of \(sizes.map(String.init).joined(separator: ", ")) pixels")
+                }
+                return v
+            }
             guard let v = Int(s), limits.pixels.contains(v) else {
                 throw RequestError("size '\(s.prefix(40))': expected pixels, \(limits.pixels.lowerBound) to \(limits.pixels.upperBound)")
             }
@@ -94,6 +132,11 @@ public struct ModelRequest: Sendable {
         var options = MoleculeSceneOptions()
         for name in parameters.keys where Option(rawValue: name) == nil {
             throw RequestError("unknown parameter '\(name.prefix(40))'; accepted: \(Option.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        for name in [Option.select, .highlight] {
+            if let text = parameters[name.rawValue], text.count > limits.selectionCharacters {
+                throw RequestError("\(name.rawValue): at most \(limits.selectionCharacters) characters (this one has \(text.count))")
+            }
         }
         do {
             if let s = parameters["style"] { options.representation = try Representation(argument: s) }
@@ -114,13 +157,13 @@ public struct ModelRequest: Sendable {
             guard let n = Int(m), limits.triangles.contains(n) else {
                 throw RequestError("max-triangles '\(m.prefix(40))': expected a whole number \(describe(limits.triangles))")
             }
-            options.maxTriangles = n
+            options.maxTriangles = limits.quantised ? min(Self.oneTwoFive(n), limits.triangles.upperBound) : n
         }
         if let s = parameters["size"] {
             guard let v = Float(s), v.isFinite, limits.metres.contains(v) else {
                 throw RequestError("size '\(s.prefix(40))': expected metres \(describe(limits.metres))")
             }
-            options.size = v
+            options.size = limits.quantised ? min(max(Self.twoSignificantDigits(v), limits.metres.lowerBound), limits.metres.upperBound) : v
         }
         if let t = parameters["true-scale"], ["1", "true", "yes"].contains(t.lowercased()) { options.size = nil }
         return options
@@ -151,5 +194,15 @@ public struct ModelRequest: Sendable {
     private static func describe(_ range: ClosedRange<Float>) -> String {
         func text(_ x: Float) -> String { x == x.rounded() && x.magnitude < 1e9 ? String(Int(x)) : String(x) }
         return range.upperBound == .greatestFiniteMagnitude ? "above 0" : "from \(text(range.lowerBound)) to \(text(range.upperBound))"
+    }
+}
+
+private extension Double {
+    /// ⌊log₁₀ x⌋, exact at powers of ten (where `log10` may land just below).
+    var log10Floor: Double {
+        var e = Foundation.log10(self).rounded(.down)
+        if Foundation.pow(10, e + 1) <= self { e += 1 }
+        if Foundation.pow(10, e) > self { e -= 1 }
+        return e
     }
 }

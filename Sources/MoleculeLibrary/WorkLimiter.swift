@@ -3,12 +3,19 @@ import Foundation
 /// Runs CPU-heavy work (reading, meshing, writing) on a few threads outside Swift's cooperative
 /// pool, at most `width` at a time, the rest waiting in order. The server's request handlers
 /// stay responsive while conversions run, and memory stays flat however many are asked for.
+/// At most `maxWaiting` jobs wait: beyond that a job is refused at once (`LibraryError.busy`), so
+/// a flood of requests cannot build a queue of hours. A job cancelled while it waits leaves the
+/// queue without running.
 public actor WorkLimiter {
     public let width: Int
+    public let maxWaiting: Int
     private var running = 0
-    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private var waiting: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+    private var nextID: UInt64 = 0
 
-    public init(width: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)) { self.width = width }
+    public init(width: Int = max(1, ProcessInfo.processInfo.activeProcessorCount), maxWaiting: Int = .max) {
+        self.width = width; self.maxWaiting = maxWaiting
+    }
 
     public func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withSlot { try await Self.offload(work) }
@@ -16,8 +23,9 @@ public actor WorkLimiter {
 
     /// Runs `body` once a slot is free (for work that also awaits, such as reading its input).
     public func withSlot<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        await acquire()
+        try await acquire()
         defer { release() }
+        try Task.checkCancellation()
         return try await body()
     }
 
@@ -33,35 +41,81 @@ public actor WorkLimiter {
     /// Jobs waiting for a thread.
     public var queued: Int { waiting.count }
 
-    private func acquire() async {
+    /// About how long, in seconds, the queue takes to clear: for `Retry-After`.
+    public var retryAfter: Int { max(1, min(120, 2 * (waiting.count + running) / max(width, 1))) }
+
+    private func acquire() async throws {
         if running < width {
             running += 1
             return
         }
-        await withCheckedContinuation { waiting.append($0) }
+        guard waiting.count < maxWaiting else {
+            throw LibraryError.busy("the server is busy: \(waiting.count) conversions are waiting already; try again shortly",
+                                    retryAfter: retryAfter)
+        }
+        nextID += 1
+        let id = nextID
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { waiting.append((id, $0)) }
+        } onCancel: {
+            Task { await self.abandon(id) }
+        }
+    }
+
+    /// A job cancelled while waiting leaves the queue (a job already given its slot keeps it).
+    private func abandon(_ id: UInt64) {
+        guard let index = waiting.firstIndex(where: { $0.id == id }) else { return }
+        waiting.remove(at: index).continuation.resume(throwing: CancellationError())
     }
 
     private func release() {
         if waiting.isEmpty {
             running -= 1
         } else {
-            waiting.removeFirst().resume()  // the slot passes straight to the next job
+            waiting.removeFirst().continuation.resume()  // the slot passes straight to the next job
         }
     }
 }
 
 /// One piece of work per key at a time: callers asking for the same key while it runs share its
-/// result (one download for concurrent fetches of the same entry, one conversion per model).
+/// result (one download for concurrent fetches of the same entry, one conversion per model). When
+/// every caller has been cancelled (their clients left), the work is cancelled too.
 public actor SharedWork<Value: Sendable> {
-    private var inFlight: [String: Task<Value, any Error>] = [:]
+    private struct Entry {
+        var task: Task<Value, any Error>
+        var callers: Set<UInt64>
+    }
+    private var inFlight: [String: Entry] = [:]
+    private var nextCaller: UInt64 = 0
 
     public init() {}
 
     public func run(_ key: String, _ work: @escaping @Sendable () async throws -> Value) async throws -> Value {
-        if let task = inFlight[key] { return try await task.value }
-        let task = Task { try await work() }
-        inFlight[key] = task
-        defer { inFlight[key] = nil }
-        return try await task.value
+        nextCaller += 1
+        let caller = nextCaller
+        let task: Task<Value, any Error>
+        if let entry = inFlight[key] {
+            task = entry.task
+            inFlight[key]?.callers.insert(caller)
+        } else {
+            task = Task { try await work() }
+            inFlight[key] = Entry(task: task, callers: [caller])
+        }
+        defer { leave(key, caller, task: task, cancel: false) }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            Task { await self.leave(key, caller, task: task, cancel: true) }
+        }
+    }
+
+    private func leave(_ key: String, _ caller: UInt64, task: Task<Value, any Error>, cancel: Bool) {
+        guard var entry = inFlight[key], entry.task == task, entry.callers.remove(caller) != nil else { return }
+        if entry.callers.isEmpty {
+            inFlight[key] = nil
+            if cancel { task.cancel() }
+        } else {
+            inFlight[key] = entry
+        }
     }
 }

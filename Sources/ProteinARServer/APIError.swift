@@ -11,16 +11,21 @@ import SketchRooms
 struct APIError: HTTPResponseError {
     let status: HTTPResponse.Status
     let message: String
+    /// Seconds after which trying again may work (`Retry-After`), for 429 and 503.
+    var retryAfter: Int?
 
-    init(_ status: HTTPResponse.Status, _ message: String) {
+    init(_ status: HTTPResponse.Status, _ message: String, retryAfter: Int? = nil) {
         self.status = status
         self.message = message
+        self.retryAfter = retryAfter
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var body = ByteBuffer()
         body.writeString(JSONText.object(["error": .string(message), "status": .int(Int(status.code))]))
-        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: body))
     }
 
     /// The status and message for any error the service layer throws.
@@ -33,7 +38,10 @@ struct APIError: HTTPResponseError {
             case .badRequest(let m): return APIError(.badRequest, m)
             case .unreadable(let m): return APIError(.unprocessableContent, m)
             case .archiveUnavailable(let m): return APIError(.badGateway, "the PDB archive is unavailable: \(m)")
-            case .tooLarge(let m): return APIError(.contentTooLarge, m)
+            case .tooLarge(let m), .quotaExceeded(let m): return APIError(.contentTooLarge, m)
+            case .libraryFull(let m): return APIError(.init(code: 507, reasonPhrase: "Insufficient Storage"), m)
+            case .busy(let m, let seconds): return APIError(.serviceUnavailable, m, retryAfter: seconds)
+            case .tooManyRequests(let m, let seconds): return APIError(.tooManyRequests, m, retryAfter: seconds)
             }
         case let e as RequestError: return APIError(.badRequest, e.description)
         case let e as DesignError: return APIError(.badRequest, e.message)
@@ -48,6 +56,8 @@ struct APIError: HTTPResponseError {
             case .notFound(let m): return APIError(.notFound, m)
             case .unavailable(let m), .badResponse(let m): return APIError(.badGateway, "the PDB archive is unavailable: \(m)")
             }
+        case is CancellationError:
+            return APIError(.serviceUnavailable, "the request was cancelled (the client left, or the server is stopping)", retryAfter: 5)
         case is NIOTooManyBytesError:
             return APIError(.contentTooLarge, "the upload is larger than the server accepts")
         case let e as HTTPError where e.status == .contentTooLarge:

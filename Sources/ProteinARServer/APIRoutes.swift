@@ -9,18 +9,38 @@ import SceneExport
 /// The JSON API under `/api` (described in `/api/openapi.yaml`).
 struct APIRoutes: Sendable {
     let service: LibraryService
+    let accounts: Accounts
+    let limits: ServerLimits
+    let fairShare: FairShare
+    /// Uploads per hour, per account (per address in an open library).
+    let uploads: RateLimiter
 
-    func register(on router: Router<BasicRequestContext>) {
+    /// Bodies `POST /api/molecules` takes besides JSON: structure files. A form or `text/plain`
+    /// (what another site's page may send without asking) is refused before anything is read.
+    static let fileTypes = ["chemical/", "application/octet-stream", "application/gzip", "application/x-gzip"]
+
+    func register(on router: Router<ServerContext>) {
         let api = router.group("api")
         api.get("molecules") { request, _ in try await list(request) }
         api.post("molecules") { request, context in try await add(request, context: context) }
         api.get("molecules/:id") { _, context in try await detail(context) }
-        api.delete("molecules/:id") { _, context in try await remove(context) }
+        api.delete("molecules/:id") { request, context in try await remove(request, context) }
+        api.put("profile/molecules/:id") { request, context in try await keep(request, context, true) }
+        api.delete("profile/molecules/:id") { request, context in try await keep(request, context, false) }
         api.get("molecules/:id/file") { request, context in try await file(request, context: context) }
         api.get("molecules/:id/:resource") { request, context in try await resource(request, context: context, head: false) }
         api.head("molecules/:id/:resource") { request, context in try await resource(request, context: context, head: true) }
         api.get("search") { request, _ in try await search(request) }
-        DesignRoutes(service: service).register(on: api)
+        DesignRoutes(service: service, accounts: accounts, limits: limits, fairShare: fairShare).register(on: api)
+    }
+
+    /// Who gets a fair share of the conversions: the account, else the client's address.
+    static func client(_ request: Request, _ context: ServerContext, accounts: Accounts) async throws -> String {
+        if request.headers[.authorization] != nil || request.cookies[Accounts.cookieName] != nil,
+           let account = try await accounts.identify(request).account {
+            return account.id
+        }
+        return "address:" + context.clientAddress
     }
 
     // MARK: Library
@@ -48,6 +68,10 @@ struct APIRoutes: Sendable {
             guard let v = Int(l), (1...500).contains(v) else { throw APIError(.badRequest, "limit '\(l)': expected 1 to 500") }
             query.limit = v
         }
+        if let mine = q.get("mine") {
+            guard mine == "true" || mine == "false" else { throw APIError(.badRequest, "mine '\(mine.prefix(20))': accepted: true, false") }
+            if mine == "true" { query.keptBy = try await accounts.requireAccount(request, change: false).0.id }
+        }
         if let s = q.get("sort") {
             guard let order = MoleculeQuery.Order(rawValue: s) else {
                 throw APIError(.badRequest, "sort '\(s)': accepted: \(MoleculeQuery.Order.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -58,27 +82,61 @@ struct APIRoutes: Sendable {
         return Responses.json(MoleculeJSON.list(page, query: query))
     }
 
-    func detail(_ context: BasicRequestContext) async throws -> Response {
+    func detail(_ context: ServerContext) async throws -> Response {
         let id = try context.parameters.require("id")
         let record = try await call { try await service.molecule(id: id) }
         try? await service.touch(id: id)
         return Responses.json(MoleculeJSON.detail(record))
     }
 
-    func remove(_ context: BasicRequestContext) async throws -> Response {
+    /// The administrator may delete any molecule, the owner their own uploads and designs.
+    func remove(_ request: Request, _ context: ServerContext) async throws -> Response {
         let id = try context.parameters.require("id")
+        let identity = try await accounts.identifyForChange(request)
+        guard let account = identity.account else {
+            throw APIError(.unauthorized, "sign in to delete: only the administrator or the person who added a molecule may delete it")
+        }
+        let record = try await call { try await service.molecule(id: id) }
+        guard account.isAdmin || (record.ownerID != nil && record.ownerID == account.id) else {
+            throw APIError(.forbidden, "only the administrator or the person who added \(id) may delete it")
+        }
         try await call { try await service.remove(id: id) }
+        return Response(status: .noContent)
+    }
+
+    /// `PUT` keeps a molecule in the signed-in person's list, `DELETE` takes it off.
+    func keep(_ request: Request, _ context: ServerContext, _ keep: Bool) async throws -> Response {
+        let id = try context.parameters.require("id")
+        let (account, _) = try await accounts.requireAccount(request, change: true)
+        if keep {
+            try await call { try await service.keep(id: id, account: account.id) }
+        } else {
+            guard try await call({ try await service.unkeep(id: id, account: account.id) }) else {
+                throw APIError(.notFound, "\(id.prefix(64)) is not in your molecules")
+            }
+        }
         return Response(status: .noContent)
     }
 
     /// `{"id": "4HHB"}` (JSON) fetches from the archives; any other body is a structure file,
     /// named by `?name=`. With `Accept: text/event-stream` the answer is progress events, then
     /// `done` with the molecule (or `error`).
-    func add(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let contentType = request.headers[.contentType] ?? ""
+    func add(_ request: Request, context: ServerContext) async throws -> Response {
+        let contentType = (request.headers[.contentType] ?? "").lowercased()
+        let isJSON = contentType.hasPrefix("application/json")
+        guard isJSON || Self.fileTypes.contains(where: { contentType.hasPrefix($0) }) else {
+            throw APIError(.unsupportedMediaType, "send {\"id\": \"4HHB\"} as application/json, or a structure file as "
+                           + "application/octet-stream (or chemical/x-pdb, chemical/x-mmcif, application/gzip); not '\(contentType.prefix(60))'")
+        }
+        let identity = try await accounts.identifyForChange(request)
+        let owner = identity.account?.id
+        guard owner != nil || limits.openLibrary else {
+            throw APIError(.unauthorized, "sign in to add molecules to the library (anyone may look at them)")
+        }
+        if !isJSON { try call { try uploads.take(owner ?? "address:" + context.clientAddress, what: "uploads") } }
         let body = try await call { try await request.body.collect(upTo: service.maxUploadBytes) }
         let work: @Sendable (ProgressHandler?) async throws -> (MoleculeRecord, Bool)
-        if contentType.hasPrefix("application/json") {
+        if isJSON {
             struct FetchRequest: Decodable { var id: String }
             guard let decoded = try? JSONDecoder().decode(FetchRequest.self, from: Data(body.readableBytesView)) else {
                 throw APIError(.badRequest, "expected {\"id\": \"…\"} with \(EntryID.acceptedForms)")
@@ -88,7 +146,7 @@ struct APIRoutes: Sendable {
             }
             work = { progress in
                 let existed = try await service.record(id: id.libraryID) != nil
-                return (try await service.fetch(id, progress: progress), !existed)
+                return (try await service.fetch(id, for: owner, progress: progress), !existed)
             }
         } else {
             let name = request.uri.queryParameters.get("name") ?? "upload"
@@ -96,7 +154,7 @@ struct APIRoutes: Sendable {
             let bytes = [UInt8](body.readableBytesView)
             work = { progress in
                 let started = Date()
-                let record = try await service.add(bytes: bytes, fileName: fileName, progress: progress)
+                let record = try await service.add(bytes: bytes, fileName: fileName, owner: owner, progress: progress)
                 return (record, record.addedAt >= started.addingTimeInterval(-1))  // an earlier upload of the same file is returned as is
             }
         }
@@ -114,7 +172,7 @@ struct APIRoutes: Sendable {
 
     // MARK: Files and models
 
-    func file(_ request: Request, context: BasicRequestContext) async throws -> Response {
+    func file(_ request: Request, context: ServerContext) async throws -> Response {
         let id = try context.parameters.require("id")
         let (record, bytes) = try await call { try await service.originalFile(id: id) }
         let (type, ext) = Self.fileType(record.format)
@@ -124,14 +182,18 @@ struct APIRoutes: Sendable {
 
     /// `model.{glb,usdz,obj,mtl,stl,dae,ply}` with the convert options as query parameters, or
     /// `thumbnail.png?size=256`.
-    func resource(_ request: Request, context: BasicRequestContext, head: Bool) async throws -> Response {
+    func resource(_ request: Request, context: ServerContext, head: Bool) async throws -> Response {
         let id = try context.parameters.require("id")
         let name = try context.parameters.require("resource")
         var parameters: [String: String] = [:]
         for (k, v) in request.uri.queryParameters { parameters[String(k)] = String(v) }
+        let client = try await Self.client(request, context, accounts: accounts)
+        let channel = context.channel
         if name == "thumbnail.png" {
             let picture = try call { try ModelRequest.picture(parameters) }
-            let png = try await call { try await service.servedModel(id: id, request: picture) }
+            let png = try await call {
+                try await fairShare.run(client) { try await whileConnected(channel) { try await service.servedModel(id: id, request: picture) } }
+            }
             return Responses.bytes(png.buffer, type: png.mediaType, etag: png.key, request: request, head: head, disposition: nil)
         }
         guard name.hasPrefix("model."), let format = ModelFormat(rawValue: String(name.dropFirst(6))) else {
@@ -140,8 +202,9 @@ struct APIRoutes: Sendable {
         }
         let modelRequest = try call { try ModelRequest(format: format, parameters: parameters) }
         if Responses.wantsEventStream(request), !head {
+            let fairShare = fairShare
             return Responses.eventStream { progress in
-                let model = try await service.model(id: id, request: modelRequest, progress: progress)
+                let model = try await fairShare.run(client) { try await service.model(id: id, request: modelRequest, progress: progress) }
                 var url = "/api/molecules/\(id)/\(name)"
                 if let query = request.uri.query, !query.isEmpty { url += "?" + query }
                 return JSONText.object(["url": .string(url), "bytes": .int(model.bytes.count), "etag": .string(model.key),
@@ -149,7 +212,9 @@ struct APIRoutes: Sendable {
             }
         }
         let disposition = "inline; filename=\"\(id).\(format.rawValue)\""
-        let model = try await call { try await service.servedModel(id: id, request: modelRequest) }
+        let model = try await call {
+            try await fairShare.run(client) { try await whileConnected(channel) { try await service.servedModel(id: id, request: modelRequest) } }
+        }
         return Responses.bytes(model.buffer, type: model.mediaType, etag: model.key, request: request, head: head, disposition: disposition,
                                negotiated: true)
     }

@@ -31,14 +31,16 @@ struct Accounts: Sendable {
     /// The rooms a profile lists.
     let rooms: RoomSummaries
     let throttle = SignInThrottle()
+    /// bcrypt hashes (registrations, sign-ins) per client address: each costs tens of milliseconds of CPU.
+    let passwordHashes: RateLimiter
     static let cookieName = "proteinar_session"
     static let sessionLifetime: TimeInterval = 30 * 24 * 3600
     /// bcrypt's work factor: about 60 ms a hash on one core here, so guessing is slow and signing in is not.
     static let bcryptCost: UInt8 = 10
 
-    func register(on api: RouterGroup<BasicRequestContext>) {
-        api.post("accounts") { request, _ in try await create(request) }
-        api.post("sessions") { request, _ in try await signIn(request) }
+    func register(on api: RouterGroup<ServerContext>) {
+        api.post("accounts") { request, context in try await create(request, context) }
+        api.post("sessions") { request, context in try await signIn(request, context) }
         api.delete("sessions/current") { request, _ in try await signOut(request) }
         api.get("session") { request, _ in try await current(request) }
         api.get("profile") { request, _ in try await profile(request) }
@@ -50,12 +52,13 @@ struct Accounts: Sendable {
 
     // MARK: Who is asking
 
-    func identify(_ request: Request, token queryToken: String? = nil, guestKey queryGuest: String? = nil) async throws -> Identity {
+    /// A bearer token is read from the `Authorization` header only: a URL ends up in logs and histories.
+    func identify(_ request: Request, guestKey queryGuest: String? = nil) async throws -> Identity {
         var identity = Identity()
         let header = request.headers[.authorization].flatMap { auth in
             auth.lowercased().hasPrefix("bearer ") ? String(auth.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
         }
-        if let token = header ?? queryToken {
+        if let token = header {
             guard let found = try await session(token) else { throw APIError(.unauthorized, "the token is not valid (signed out or expired)") }
             identity.session = found.0; identity.account = found.1
         } else if let cookie = request.cookies[Self.cookieName], let found = try await session(cookie.value) {
@@ -107,23 +110,26 @@ struct Accounts: Sendable {
         var kind: String?
     }
 
-    func create(_ request: Request) async throws -> Response {
+    func create(_ request: Request, _ context: ServerContext) async throws -> Response {
         let body = try await Self.decode(Credentials.self, from: request, example: #"{"email": "…", "password": "…", "name": "…"}"#)
         let email = try Self.validEmail(body.email)
         guard (8...128).contains(body.password.count) else { throw APIError(.badRequest, "password: 8 to 128 characters") }
         let name = try Self.oneLine(body.name ?? String(email.prefix { $0 != "@" }), field: "name", maximum: 80)
         let kind = try Self.kind(body.kind)
         let password = body.password
+        try call { try passwordHashes.take(context.clientAddress, what: "registrations and sign-ins") }
         let hash = try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: Self.bcryptCost) }
         let account = StoredAccount(id: "a" + RandomToken.hex(), email: email, name: name, passwordHash: hash, createdAt: Date())
         guard try await store.createAccount(account) else { throw APIError(.conflict, "an account with this e-mail exists already; sign in instead") }
-        return try await startSession(for: account, kind: kind, request: request, status: .created)
+        // The first account of a server is its administrator: read back what was stored.
+        return try await startSession(for: try await store.account(id: account.id) ?? account, kind: kind, request: request, status: .created)
     }
 
-    func signIn(_ request: Request) async throws -> Response {
+    func signIn(_ request: Request, _ context: ServerContext) async throws -> Response {
         let body = try await Self.decode(Credentials.self, from: request, example: #"{"email": "…", "password": "…"}"#)
         let email = body.email.trimmingCharacters(in: .whitespaces).lowercased()
         let kind = try Self.kind(body.kind)
+        try call { try passwordHashes.take(context.clientAddress, what: "registrations and sign-ins") }
         try await throttle.begin(email)
         let account: StoredAccount?
         let matches: Bool

@@ -12,9 +12,12 @@ import SceneExport
 /// reproducible, so its URL is all it takes, and AR Quick Look can open the USDZ link directly.
 struct DesignRoutes: Sendable {
     let service: LibraryService
+    let accounts: Accounts
+    let limits: ServerLimits
+    let fairShare: FairShare
 
-    func register(on api: RouterGroup<BasicRequestContext>) {
-        api.post("designs") { request, _ in try await build(request) }
+    func register(on api: RouterGroup<ServerContext>) {
+        api.post("designs") { request, context in try await build(request, context) }
         api.get("designs/:file") { request, context in try await file(request, context: context) }
     }
 
@@ -34,18 +37,19 @@ struct DesignRoutes: Sendable {
         var save: Bool?
     }
 
-    func build(_ request: Request) async throws -> Response {
-        let body = try await request.body.collect(upTo: 64 << 10)
-        let decoded: DesignRequest
-        do {
-            decoded = try JSONDecoder().decode(DesignRequest.self, from: Data(body.readableBytesView))
-        } catch {
-            throw APIError(.badRequest, #"expected {"pieces": "helix:14,coil:4,helix:14" or [{"kind": "helix", "length": 14}, …], "sequence"?, "seed"?, "save"?}"#)
-        }
+    func build(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let decoded = try await Accounts.decode(DesignRequest.self, from: request,
+            example: #"{"pieces": "helix:14,coil:4,helix:14" or [{"kind": "helix", "length": 14}, …], "sequence"?, "seed"?, "save"?}"#)
         let spec = try Self.spec(decoded)
-        let design = try await call { try await service.design(spec) }
+        var owner: String?
+        if decoded.save == true {
+            owner = try await accounts.identifyForChange(request).account?.id
+            guard owner != nil || limits.openLibrary else { throw APIError(.unauthorized, "sign in to save designs in the library") }
+        }
+        let client = try await APIRoutes.client(request, context, accounts: accounts)
+        let design = try await call { try await fairShare.run(client) { try await whileConnected(context.channel) { try await service.design(spec) } } }
         var saved: MoleculeRecord?
-        if decoded.save == true { saved = try await call { try await service.save(design) } }
+        if decoded.save == true { saved = try await call { try await service.save(design, owner: owner) } }
         return Responses.json(Self.json(design, saved: saved))
     }
 
@@ -68,7 +72,7 @@ struct DesignRoutes: Sendable {
         }
     }
 
-    func file(_ request: Request, context: BasicRequestContext) async throws -> Response {
+    func file(_ request: Request, context: ServerContext) async throws -> Response {
         let name = context.parameters.get("file") ?? ""
         var parameters: [String: String] = [:]
         for (key, value) in request.uri.queryParameters { parameters[String(key)] = String(value) }
@@ -99,17 +103,26 @@ struct DesignRoutes: Sendable {
         if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "\"\(tag)\"" }) {
             return Response(status: .notModified, headers: [.eTag: "\"\(tag)\""])
         }
-        let design = try await call { try await service.design(spec) }
-        let bytes: [UInt8]
-        let type: String
-        if let model {
-            bytes = try await call { try await service.model(of: design, request: model) }
-            type = model.output.mediaType
+        // Designs are cached like models: in memory, under the key of their recipe and options.
+        let key = model?.cacheKey(fileHash: recipe) ?? ModelRequest.cacheKey(source: recipe, variant: name)
+        let type = model?.output.mediaType ?? (name == "design.pdb" ? "chemical/x-pdb" : "chemical/x-mmcif")
+        let buffer: ByteBuffer
+        if let hot = service.hot.get(key) {
+            buffer = hot.buffer
         } else {
-            bytes = name == "design.pdb" ? StructureWriter.pdb(design.structure) : StructureWriter.mmCIF(design.structure)
-            type = name == "design.pdb" ? "chemical/x-pdb" : "chemical/x-mmcif"
+            let client = try await APIRoutes.client(request, context, accounts: accounts)
+            let bytes = try await call {
+                try await fairShare.run(client) {
+                    try await whileConnected(context.channel) {
+                        let design = try await service.design(spec)
+                        if let model { return try await service.model(of: design, request: model) }
+                        return name == "design.pdb" ? StructureWriter.pdb(design.structure) : StructureWriter.mmCIF(design.structure)
+                    }
+                }
+            }
+            buffer = service.hot.put(CachedModel(key: key, moleculeID: "design", mediaType: type, bytes: bytes)).buffer
         }
-        return Responses.bytes(ByteBuffer(bytes: bytes), type: type, etag: tag, request: request, head: false,
+        return Responses.bytes(buffer, type: type, etag: tag, request: request, head: false,
                                disposition: "inline; filename=\"design.\(name.split(separator: ".").last ?? "bin")\"")
     }
 

@@ -11,6 +11,7 @@ struct LiveRoomSocket: Sendable {
     let host: RoomHost
     let accounts: Accounts
     let presence: RoomPresence
+    let sockets: SocketCounter
 
     static let maximumMessageBytes = 64 << 10
     /// The socket's own frame limit; messages between this and `maximumMessageBytes` get an error
@@ -23,7 +24,7 @@ struct LiveRoomSocket: Sendable {
     /// Messages of one connection waiting to be handled, at most (about half a second of drawing).
     static let queuedMessages = 16
 
-    func register(on router: Router<BasicWebSocketRequestContext>) {
+    func register(on router: Router<SocketContext>) {
         // Every request is upgraded: a browser cannot read why a handshake was refused, so refusals
         // come as an `error` message, then the socket closes.
         router.ws("api/rooms/:room/live", onUpgrade: { inbound, outbound, context in
@@ -39,6 +40,13 @@ struct LiveRoomSocket: Sendable {
                 try await outbound.close(.policyViolation, reason: nil)
                 return
             }
+            let address = context.requestContext.clientAddress
+            if let (code, message) = sockets.admit(room: id, address: address) {
+                try? await LiveConnection.send(LiveConnection.ErrorMessage(code: code, message: message), on: outbound)
+                try await outbound.close(.policyViolation, reason: nil)
+                return
+            }
+            defer { sockets.release(room: id, address: address) }
             let connection = LiveConnection(roomID: id, identity: identity, host: host, rooms: accounts.rooms, presence: presence, outbound: outbound)
             await connection.run(inbound: inbound, after: after)
             try? await outbound.close(.normalClosure, reason: nil)
@@ -48,7 +56,7 @@ struct LiveRoomSocket: Sendable {
     /// Who connects to which room, resuming after which sequence.
     private func admit(_ request: Request) async throws -> (Identity, UInt64?) {
         let query = request.uri.queryParameters
-        let identity = try await accounts.identify(request, token: query.get("token"), guestKey: query.get("guest"))
+        let identity = try await accounts.identify(request, guestKey: query.get("guest"))
         if identity.viaCookie, let origin = request.headers[.origin] {
             // Another site's page could open a socket with our cookie: only our own pages may.
             let url = URL(string: origin)
@@ -102,14 +110,21 @@ final class LiveConnection: Sendable {
                     try await send(OpMessage(op)); last = op.sequence
                 }
             }
-            let peer = RoomPresence.Peer(connection: id, id: you.id ?? "anonymous", name: identity.displayName, role: role?.rawValue ?? "guest")
-            let peers = await presence.join(roomID, peer)
+            // Anonymous watchers are counted, not listed, and get no presence.
+            var peers: AsyncStream<String>?
+            if identity.actor == nil {
+                await presence.watch(roomID)
+            } else {
+                let peer = RoomPresence.Peer(connection: id, id: you.id ?? "anonymous", name: identity.displayName, role: role?.rawValue ?? "guest")
+                peers = await presence.join(roomID, peer)
+            }
+            defer { if identity.actor == nil { Task { await presence.unwatch(roomID) } } }
             // Whichever ends first (the client leaves, the room lets this reader go, a write fails)
             // ends the connection: no half-open socket that takes operations but shows none.
             try await withThrowingTaskGroup(of: Void.self) { group in
                 let sentUpTo = last
                 group.addTask { try await self.forward(subscription.updates, after: sentUpTo) }
-                group.addTask { for await list in peers { try await self.outbound.write(.text(list)) } }
+                if let peers { group.addTask { for await message in peers { try await self.outbound.write(.text(message)) } } }
                 group.addTask { try await self.read(inbound) }
                 defer { group.cancelAll() }
                 _ = try await group.next()

@@ -1,10 +1,13 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Library
 import Logging
 import Metrics
 import MoleculeLibrary
+import NIOSSL
 import PDBArchive
 import Prometheus
 import RoomHost
@@ -33,6 +36,33 @@ public struct ServerConfiguration: Sendable {
     public var webRoot: String?
     /// Leaflet for the map of rooms, from Debian's libjs-leaflet, served at /vendor/leaflet/.
     public var leafletRoot = "/usr/share/javascript/leaflet"
+    /// How much each person and the whole library may keep.
+    public var quota = StorageQuota()
+    /// Who may do what and how much one client may cost (docs/security.md).
+    public var limits = ServerLimits()
+    public var edge = EdgeLimits()
+    /// The token `/metrics` and `/healthz?detail=true` need (`Authorization: Bearer …`); nil: no metrics.
+    public var metricsToken: String?
+    /// PEM files to serve HTTPS with; nil: plain HTTP (behind a TLS proxy, or on a private network).
+    public var tlsCertificate: String?
+    public var tlsKey: String?
+    public init() {}
+}
+
+/// Limits on what one person or client may ask of the server (each a `proteinar serve` option).
+public struct ServerLimits: Sendable {
+    /// Anyone may add to the library (a private classroom server); otherwise only signed-in people.
+    public var openLibrary = false
+    public var uploadsPerHour = 30
+    /// Conversions waiting for a worker, in all, before `503`.
+    public var waitingConversions = 32
+    /// Conversions one client may have waiting or running, before `429`.
+    public var conversionsPerClient = 4
+    public var socketsPerRoom = 1_000
+    public var socketsPerAddress = 100
+    public var roomsPerAccount = 50
+    /// Password hashes (registrations and sign-ins) per client address per minute.
+    public var bcryptPerMinute = 60
     public init() {}
 }
 
@@ -50,7 +80,9 @@ public enum ProteinARServer {
         }
         try await store.migrate()
         let service = LibraryService(store: store, archive: ArchiveClient(endpoints: configuration.endpoints, retry: configuration.retry),
-                                     maxUploadBytes: configuration.maxUploadBytes, hotCacheBytes: configuration.hotCacheBytes)
+                                     limiter: WorkLimiter(maxWaiting: configuration.limits.waitingConversions),
+                                     maxUploadBytes: configuration.maxUploadBytes, hotCacheBytes: configuration.hotCacheBytes,
+                                     quota: configuration.quota)
         if configuration.installStarterLibrary {
             let added = try await service.installStarterLibrary()
             if added > 0 { logger.info("library was empty: added \(added) starter molecules") }
@@ -60,30 +92,51 @@ public enum ProteinARServer {
 
     /// The HTTP application: API, metrics, health, and the web app's files at `/`.
     public static func application(service: LibraryService, configuration: ServerConfiguration, logger: Logger,
-                                   onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+                                   onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
         let registry = MetricsBootstrap.registry
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: ServerContext.self)
+        router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: FileMiddleware(webRoot(configuration), searchForIndexHtml: true, logger: logger))
         if FileManager.default.fileExists(atPath: configuration.leafletRoot) {
             router.add(middleware: FileMiddleware(configuration.leafletRoot, urlBasePath: "/vendor/leaflet", logger: logger))
         }
-        APIRoutes(service: service).register(on: router)
-        // Drawing rooms: accounts, rooms over HTTP, and the live socket on a router of its own. The
-        // library's store keeps accounts and room logs too; each part sees only its own protocol.
+        // The library's store keeps accounts and room logs too; each part sees only its own protocol.
         let store = service.store
-        let accounts = Accounts(store: store, rooms: RoomSummaries(rooms: store, accounts: store))
+        let limits = configuration.limits
+        let accounts = Accounts(store: store, rooms: RoomSummaries(rooms: store, accounts: store),
+                                passwordHashes: RateLimiter(burst: limits.bcryptPerMinute, per: 60))
+        let fairShare = FairShare(perClient: limits.conversionsPerClient)
+        APIRoutes(service: service, accounts: accounts, limits: limits, fairShare: fairShare,
+                  uploads: RateLimiter(burst: limits.uploadsPerHour, per: 3600)).register(on: router)
+        // Drawing rooms: accounts, rooms over HTTP, and the live socket on a router of its own.
         let host = RoomHost(store: store)
         accounts.register(on: router.group("api"))
-        RoomRoutes(service: service, host: host, accounts: accounts).register(on: router.group("api"))
-        let sockets = Router(context: BasicWebSocketRequestContext.self)
-        LiveRoomSocket(host: host, accounts: accounts, presence: RoomPresence()).register(on: sockets)
-        router.get("healthz") { _, _ in
-            let count = try await service.count()
-            return Responses.json(JSONText.object(["status": .string("ok"), "molecules": .int(count),
-                                                   "database": .string(store.location)]))
+        RoomRoutes(service: service, host: host, accounts: accounts, limits: limits, fairShare: fairShare).register(on: router.group("api"))
+        let sockets = Router(context: SocketContext.self)
+        LiveRoomSocket(host: host, accounts: accounts, presence: RoomPresence(), sockets: SocketCounter(limits: limits)).register(on: sockets)
+        let metricsToken = configuration.metricsToken
+        // Figures about the server (where its database is, how busy it is) are for its operator.
+        let mayReadMetrics: @Sendable (Request) -> Bool = { request in
+            guard let metricsToken, let auth = request.headers[.authorization], auth.hasPrefix("Bearer ") else { return false }
+            return Accounts.same(String(auth.dropFirst(7)), metricsToken)
         }
-        router.get("metrics") { _, _ in
+        let edge = ConnectionCounter(limits: configuration.edge)
+        router.get("healthz") { request, _ in
+            let count = try await service.count()
+            var fields: [(String, JSONText.Value)] = [("status", .string("ok"))]
+            if request.uri.queryParameters.get("detail") == "true" {
+                guard mayReadMetrics(request) else { throw APIError(.unauthorized, "details need the metrics token (Authorization: Bearer …)") }
+                fields += [("molecules", .int(count)), ("database", .string(store.location)), ("connections", .int(edge.open)),
+                           ("conversionsWaiting", .int(await service.limiter.queued)), ("hotCacheBytes", .int(service.hot.totalBytes))]
+            }
+            var response = Responses.json(JSONText.render(.object(fields)))
+            response.headers[.cacheControl] = "no-store"
+            return response
+        }
+        router.get("metrics") { request, _ in
+            guard metricsToken != nil else { throw APIError(.notFound, "metrics are off (start the server with --metrics-token)") }
+            guard mayReadMetrics(request) else { throw APIError(.unauthorized, "metrics need the token given to --metrics-token (Authorization: Bearer …)") }
             var bytes: [UInt8] = []
             registry.emit(into: &bytes)
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
@@ -95,10 +148,21 @@ public enum ProteinARServer {
             guard let openAPI else { throw APIError(.notFound, "openapi.yaml is missing") }
             return Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: openAPI))
         }
+        var http1 = HTTP1Channel.Configuration(idleTimeout: configuration.edge.idleTimeout)
+        // Later requests on a kept-alive connection meet NIO's parser limit (400), the first one ours (431).
+        http1.httpDecoder = .init(maxHeaderFieldSize: 2 * configuration.edge.maxHeaderBytes, maxHeaderListSize: 2 * configuration.edge.maxHeaderBytes)
+        let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(http1: http1, ws: .init(maxFrameSize: LiveRoomSocket.maximumFrameBytes))
+        let tls = try TLSFiles(certificate: configuration.tlsCertificate, key: configuration.tlsKey)
+        let socketResponder = sockets.buildResponder()
+        let server = HTTPServerBuilder { responder in
+            let guarded = EdgeGuardedChannel(base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: socketResponder,
+                                                                                configuration: channelConfiguration), counter: edge)
+            guard let tls else { return guarded }
+            return try TLSChannel(guarded, tlsConfiguration: tls.configuration)
+        }
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: sockets,
-                                           configuration: .init(ws: .init(maxFrameSize: LiveRoomSocket.maximumFrameBytes))),
+            server: server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "proteinar"),
             services: [RoomRelay(host: host)],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
@@ -119,4 +183,28 @@ enum MetricsBootstrap {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         return registry
     }()
+}
+
+/// The certificate and key of `--tls-cert`/`--tls-key`, read once at start: a wrong path or a bad
+/// file stops the server with a message instead of failing every connection.
+struct TLSFiles {
+    let configuration: TLSConfiguration
+
+    init?(certificate: String?, key: String?) throws {
+        guard certificate != nil || key != nil else { return nil }
+        guard let certificate, let key else { throw ServerSetupError("--tls-cert and --tls-key go together: give both") }
+        do {
+            let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
+            let privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
+            configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(privateKey))
+        } catch {
+            throw ServerSetupError("cannot read the TLS certificate \(certificate) or key \(key): \(error)")
+        }
+    }
+}
+
+/// A setting the server cannot start with; the message says which.
+public struct ServerSetupError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
 }

@@ -7,7 +7,9 @@ struct AccountJSON: Codable, Sendable {
     var id: String
     var email: String
     var name: String
-    init(_ a: StoredAccount) { id = a.id; email = a.email; name = a.name }
+    /// `admin` (may delete any molecule) or `member`.
+    var role: String
+    init(_ a: StoredAccount) { id = a.id; email = a.email; name = a.name; role = a.isAdmin ? "admin" : "member" }
 }
 
 struct SessionJSON: Encodable, Sendable {

@@ -14,8 +14,10 @@ struct RoomRoutes: Sendable {
     let service: LibraryService
     let host: RoomHost
     let accounts: Accounts
+    let limits: ServerLimits
+    let fairShare: FairShare
 
-    func register(on api: RouterGroup<BasicRequestContext>) {
+    func register(on api: RouterGroup<ServerContext>) {
         api.get("rooms") { request, _ in try await list(request) }
         api.post("rooms") { request, _ in try await create(request) }
         api.get("rooms/:room") { request, context in try await detail(request, context) }
@@ -33,9 +35,18 @@ struct RoomRoutes: Sendable {
 
     func list(_ request: Request) async throws -> Response {
         let actor = try await accounts.identify(request).actor
+        let q = request.uri.queryParameters
+        let offset = try q.get("offset").map { s -> Int in
+            guard let v = Int(s), v >= 0 else { throw APIError(.badRequest, "offset '\(s.prefix(20))': expected a whole number ≥ 0") }
+            return v
+        } ?? 0
+        let limit = try q.get("limit").map { s -> Int in
+            guard let v = Int(s), (1...500).contains(v) else { throw APIError(.badRequest, "limit '\(s.prefix(20))': expected 1 to 500") }
+            return v
+        } ?? 100
         let rooms = try await accounts.rooms.list(for: actor) { $0.mayRead(actor ?? Self.anonymous) }
-        struct List: Encodable { var rooms: [RoomJSON] }
-        return try Responses.encoded(List(rooms: rooms))
+        struct List: Encodable { var rooms: [RoomJSON]; var total: Int; var offset: Int; var limit: Int }
+        return try Responses.encoded(List(rooms: Array(rooms.dropFirst(offset).prefix(limit)), total: rooms.count, offset: offset, limit: limit))
     }
 
     struct NewRoom: Decodable {
@@ -50,6 +61,10 @@ struct RoomRoutes: Sendable {
     func create(_ request: Request) async throws -> Response {
         let (account, _) = try await accounts.requireAccount(request, change: true)
         let body = try await Accounts.decode(NewRoom.self, from: request, example: #"{"name": "…", "isPublic": true}"#)
+        let owned = try await accounts.rooms.list(for: Actor(id: account.id)) { $0.ownerID == account.id }.count
+        guard owned < limits.roomsPerAccount else {
+            throw APIError(.tooManyRequests, "you own \(owned) rooms, the most an account may; reuse one of them")
+        }
         let name = try Accounts.oneLine(body.name, field: "name", maximum: 100)
         if let location = body.location { try Self.check(location) }
         var placement: MoleculePlacement?
@@ -71,7 +86,7 @@ struct RoomRoutes: Sendable {
         return response
     }
 
-    func detail(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func detail(_ request: Request, _ context: ServerContext) async throws -> Response {
         let id = try context.parameters.require("room")
         let actor = try await accounts.identify(request).actor ?? Self.anonymous
         let settings = try await call { try await host.settings(of: id) }
@@ -87,7 +102,7 @@ struct RoomRoutes: Sendable {
         var location: GeoLocation?
     }
 
-    func change(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func change(_ request: Request, _ context: ServerContext) async throws -> Response {
         let id = try context.parameters.require("room")
         let account = try await owner(of: id, request)
         let body = try await Accounts.decode(Change.self, from: request, example: #"{"guestsMayDraw": true}"#)
@@ -104,7 +119,7 @@ struct RoomRoutes: Sendable {
         return try await ownerView(settings, account)
     }
 
-    func addMember(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func addMember(_ request: Request, _ context: ServerContext) async throws -> Response {
         let id = try context.parameters.require("room")
         let account = try await owner(of: id, request)
         struct Member: Decodable { var email: String }
@@ -121,7 +136,7 @@ struct RoomRoutes: Sendable {
         return try await ownerView(settings, account)
     }
 
-    func operations(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func operations(_ request: Request, _ context: ServerContext) async throws -> Response {
         let id = try context.parameters.require("room")
         let actor = try await accounts.identify(request).actor ?? Self.anonymous
         var after: UInt64 = 0
@@ -141,7 +156,7 @@ struct RoomRoutes: Sendable {
         return try Responses.encoded(Log(operations: ops, sequence: max(state.sequence, last), more: ops.count == limit))
     }
 
-    func submit(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func submit(_ request: Request, _ context: ServerContext) async throws -> Response {
         let id = try context.parameters.require("room")
         let identity = try await accounts.identifyForChange(request)
         guard let actor = identity.actor else { throw APIError(.unauthorized, "sign in, or send a guest key (X-Guest-Key)") }
@@ -151,7 +166,7 @@ struct RoomRoutes: Sendable {
     }
 
     /// The room as it is now, as an AR model: strokes as tubes, with its molecule.
-    func model(_ request: Request, _ context: BasicRequestContext, format: ModelFormat) async throws -> Response {
+    func model(_ request: Request, _ context: ServerContext, format: ModelFormat) async throws -> Response {
         let id = try context.parameters.require("room")
         let actor = try await accounts.identify(request).actor ?? Self.anonymous
         let state = try await call { try await host.snapshot(of: id, for: actor) }
@@ -159,9 +174,17 @@ struct RoomRoutes: Sendable {
         var response: Response
         if let match = request.headers[.ifNoneMatch], match == "\"\(key)\"" {
             response = Response(status: .notModified, headers: [.eTag: "\"\(key)\""])
+        } else if let hot = service.hot.get(key) {
+            // Cached by its key, which changes with every stroke: the same room state is built once.
+            response = Responses.bytes(hot.buffer, type: hot.mediaType, etag: key, request: request, head: false,
+                                       disposition: "inline; filename=\"room.\(format.rawValue)\"")
         } else {
-            let built = try await call { try await service.roomModel(of: state, format: format) }
-            response = Responses.bytes(ByteBuffer(bytes: built.bytes), type: built.mediaType, etag: built.key, request: request, head: false,
+            let client = try await APIRoutes.client(request, context, accounts: accounts)
+            let built = try await call {
+                try await fairShare.run(client) { try await whileConnected(context.channel) { try await service.roomModel(of: state, format: format) } }
+            }
+            let entry = service.hot.put(CachedModel(key: built.key, moleculeID: "room", mediaType: built.mediaType, bytes: built.bytes))
+            response = Responses.bytes(entry.buffer, type: built.mediaType, etag: built.key, request: request, head: false,
                                        disposition: "inline; filename=\"room.\(format.rawValue)\"")
         }
         // A room changes with every stroke, and may be private: ask again each time (the ETag makes it cheap).

@@ -58,7 +58,7 @@ public struct RoomScene: Sendable {
 extension LibraryService {
     /// Most triangles the strokes of one room may take together (the molecule keeps its own
     /// budget, `MoleculeSceneOptions.maxTriangles`).
-    public static let roomStrokeTriangleLimit = 500_000
+    public static let roomStrokeTriangleLimit = 200_000
 
     /// The room as a model file in `format` (OBJ refers to its materials as `room.mtl`).
     public func roomModel(of state: RoomState, format: ModelFormat) async throws -> RoomModel {

@@ -5,7 +5,7 @@ struct ProteinAR: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "proteinar",
         abstract: "Read protein structures and turn them into AR-ready models.",
-        subcommands: [InfoCommand.self, ConvertCommand.self, RenderCommand.self, ServeCommand.self, FetchCommand.self, SearchCommand.self,
+        subcommands: [InfoCommand.self, ConvertCommand.self, RenderCommand.self, ServeCommand.self, AdminCommand.self, FetchCommand.self, SearchCommand.self,
                       LibraryCommand.self, DSSPCommand.self, BuildCommand.self, BenchmarkCommand.self, BenchmarkDesignCommand.self, FuzzCommand.self]
     )
 }

@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
+import Hummingbird
 import Logging
 import MoleculeLibrary
 import ProteinARServer
+import ServiceLifecycle
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,6 +18,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Serve the web app from this folder instead of the bundled copy.") var webRoot: String?
     @Flag(inversion: .prefixedNo, help: "Fill an empty library with the bundled starter molecules.") var starter = true
     @OptionGroup var library: LibraryOptions
+    @OptionGroup(title: "Who may do what, and how much (docs/security.md)") var limits: ServeLimitOptions
 
     func run() async throws {
         var configuration = try library.serverConfiguration()
@@ -26,16 +29,111 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.maxUploadBytes = maxUploadMB << 20
         configuration.webRoot = webRoot
         configuration.installStarterLibrary = starter
+        try limits.apply(to: &configuration)
         var logger = Logger(label: "proteinar")
         logger.logLevel = .info
         let service: LibraryService
         do { service = try await ProteinARServer.openLibrary(configuration, logger: logger) } catch { throw cliFailure(error) }
         let host = self.host, location = service.store.location
-        let app = ProteinARServer.application(service: service, configuration: configuration, logger: logger) { port in
-            // One line on standard output that scripts (and tests) wait for.
-            FileHandle.standardOutput.write(Data("proteinar serve: listening on http://\(host):\(port) (library: \(location))\n".utf8))
-        }
-        try await app.runService()
+        let scheme = configuration.tlsCertificate == nil ? "http" : "https"
+        let app: any Service
+        do {
+            app = try ProteinARServer.application(service: service, configuration: configuration, logger: logger) { port in
+                // One line on standard output that scripts (and tests) wait for.
+                FileHandle.standardOutput.write(Data("proteinar serve: listening on \(scheme)://\(host):\(port) (library: \(location))\n".utf8))
+            }
+        } catch { throw cliFailure(error) }
+        // SIGTERM ends the server within 10 s: connections get 5 s to finish, then everything is cancelled.
+        var groupConfiguration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(5)
+        groupConfiguration.maximumCancellationDuration = .seconds(3)
+        try await ServiceGroup(configuration: groupConfiguration).run()
     }
 }
 
+
+/// The limits of `proteinar serve`, each with the default docs/security.md gives.
+struct ServeLimitOptions: ParsableArguments {
+    @Flag(help: "Anyone may add to the library (RCSB fetches, uploads, designs), not only signed-in people: for a private classroom server.")
+    var openLibrary = false
+    @Option(help: "Storage of one account's uploads and designs, in megabytes.") var accountStorageMB = 100
+    @Option(help: "Storage of the whole library's files, in megabytes.") var libraryStorageMB = 4096
+    @Option(help: "Uploads per hour, per account (per address in an open library).") var uploadsPerHour = 30
+    @Option(help: "Conversions waiting for a worker before new ones get 503.") var waitingConversions = 32
+    @Option(help: "Conversions one client may have waiting or running before it gets 429.") var conversionsPerClient = 4
+    @Option(help: "Open connections in all.") var maxConnections = 512
+    @Option(help: "Open connections per client address.") var connectionsPerAddress = 64
+    @Option(help: "Seconds a connection has to send its first request head.") var headerTimeout = 10
+    @Option(help: "Seconds a kept-alive connection may sit idle.") var idleTimeout = 30
+    @Option(help: "Longest request head, in kilobytes (longer gets 431).") var maxHeaderKB = 32
+    @Option(help: "Live sockets per room.") var socketsPerRoom = 1_000
+    @Option(help: "Live sockets per client address.") var socketsPerAddress = 100
+    @Option(help: "Rooms one account may own.") var roomsPerAccount = 50
+    @Option(help: "Registrations and sign-ins (password hashes) per client address per minute.") var bcryptPerMinute = 60
+    @Option(help: "Token that /metrics and /healthz?detail=true need (Authorization: Bearer TOKEN); without it /metrics is off.")
+    var metricsToken: String?
+    @Option(help: "PEM certificate (chain) to serve HTTPS with; needs --tls-key.") var tlsCert: String?
+    @Option(help: "PEM private key of --tls-cert.") var tlsKey: String?
+
+    func apply(to c: inout ServerConfiguration) throws {
+        for (name, value) in [("--account-storage-mb", accountStorageMB), ("--library-storage-mb", libraryStorageMB),
+                              ("--uploads-per-hour", uploadsPerHour), ("--waiting-conversions", waitingConversions),
+                              ("--conversions-per-client", conversionsPerClient), ("--max-connections", maxConnections),
+                              ("--connections-per-address", connectionsPerAddress), ("--header-timeout", headerTimeout),
+                              ("--idle-timeout", idleTimeout), ("--max-header-kb", maxHeaderKB), ("--sockets-per-room", socketsPerRoom),
+                              ("--sockets-per-address", socketsPerAddress), ("--rooms-per-account", roomsPerAccount),
+                              ("--bcrypt-per-minute", bcryptPerMinute)] where !(1...1_000_000).contains(value) {
+            throw CLIError("\(name) \(value): expected 1 to 1000000")
+        }
+        if let metricsToken, metricsToken.count < 16 { throw CLIError("--metrics-token: at least 16 characters (it guards the server's figures)") }
+        c.quota = StorageQuota(accountBytes: accountStorageMB << 20, libraryBytes: libraryStorageMB << 20)
+        c.limits.openLibrary = openLibrary
+        c.limits.uploadsPerHour = uploadsPerHour
+        c.limits.waitingConversions = waitingConversions
+        c.limits.conversionsPerClient = conversionsPerClient
+        c.limits.socketsPerRoom = socketsPerRoom
+        c.limits.socketsPerAddress = socketsPerAddress
+        c.limits.roomsPerAccount = roomsPerAccount
+        c.limits.bcryptPerMinute = bcryptPerMinute
+        c.edge.maxConnections = maxConnections
+        c.edge.connectionsPerAddress = connectionsPerAddress
+        c.edge.headerTimeout = .seconds(Int64(headerTimeout))
+        c.edge.idleTimeout = .seconds(Int64(idleTimeout))
+        c.edge.maxHeaderBytes = maxHeaderKB << 10
+        c.metricsToken = metricsToken
+        c.tlsCertificate = tlsCert
+        c.tlsKey = tlsKey
+    }
+}
+
+/// `proteinar admin grant EMAIL`: makes an account an administrator (who may delete any molecule).
+struct AdminCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "admin", abstract: "Administrators of a server's library.", subcommands: [Grant.self, Revoke.self])
+
+    struct Grant: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Make the account with this e-mail an administrator.")
+        @Argument(help: "The account's e-mail.") var email: String
+        @OptionGroup var library: LibraryOptions
+        func run() async throws { try await AdminCommand.set(email, true, library) }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Make the account with this e-mail an ordinary member again.")
+        @Argument(help: "The account's e-mail.") var email: String
+        @OptionGroup var library: LibraryOptions
+        func run() async throws { try await AdminCommand.set(email, false, library) }
+    }
+
+    static func set(_ email: String, _ admin: Bool, _ library: LibraryOptions) async throws {
+        var configuration = try library.serverConfiguration()
+        configuration.installStarterLibrary = false
+        let service: LibraryService
+        do { service = try await ProteinARServer.openLibrary(configuration, logger: Logger(label: "proteinar")) } catch { throw cliFailure(error) }
+        let address = email.trimmingCharacters(in: .whitespaces).lowercased()
+        guard try await service.store.setAdministrator(email: address, admin) else {
+            throw CLIError("no account has the e-mail \(address) in \(service.store.location)")
+        }
+        print("\(address) is \(admin ? "now an administrator" : "no longer an administrator") of \(service.store.location)")
+    }
+}

@@ -41,6 +41,27 @@ public struct Metadata: Sendable, Equatable {
     public init() {}
 
     public var method: String { experimentalMethods.joined(separator: "; ") }
+
+    /// Most characters of a title as read: a file may say anything, and every list shows titles.
+    public static let titleCharacters = 300
+    /// Most characters of any other text field, and most entries of a list of them.
+    public static let fieldCharacters = 1_000
+    public static let listEntries = 500
+
+    /// Cuts every text field to its limit (readers call this once, so nothing downstream holds a
+    /// 50 MB title).
+    public mutating func limitText() {
+        func cut(_ s: String, _ n: Int) -> String { s.count > n ? String(s.prefix(n - 1)) + "…" : s }
+        func cut(_ list: [String]) -> [String] { list.prefix(Self.listEntries).map { cut($0, Self.fieldCharacters) } }
+        id = cut(id, Self.fieldCharacters); title = cut(title, Self.titleCharacters)
+        classification = cut(classification, Self.fieldCharacters); depositionDate = cut(depositionDate, Self.fieldCharacters)
+        keywords = cut(keywords); experimentalMethods = cut(experimentalMethods); authors = cut(authors)
+        compounds = cut(compounds); sourceOrganisms = cut(sourceOrganisms)
+        if var c = citation {
+            c.title = cut(c.title, Self.fieldCharacters); c.journal = cut(c.journal, Self.fieldCharacters); c.authors = cut(c.authors)
+            citation = c
+        }
+    }
 }
 
 public struct Citation: Sendable, Equatable {

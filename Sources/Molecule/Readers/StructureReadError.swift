@@ -8,9 +8,13 @@ public struct StructureReadError: Error, Sendable, Equatable, CustomStringConver
     /// Record or field concerned, e.g. "ATOM x (columns 31-38)" or "_atom_site.Cartn_x".
     public var field: String?
     public var message: String
+    /// The input is refused for its size (it inflates beyond the limit, or is compressed twice),
+    /// not because it is damaged.
+    public var isTooLarge: Bool
 
-    public init(file: String, line: Int? = nil, byteOffset: Int? = nil, field: String? = nil, message: String) {
+    public init(file: String, line: Int? = nil, byteOffset: Int? = nil, field: String? = nil, message: String, isTooLarge: Bool = false) {
         self.file = file; self.line = line; self.byteOffset = byteOffset; self.field = field; self.message = message
+        self.isTooLarge = isTooLarge
     }
 
     public var description: String {

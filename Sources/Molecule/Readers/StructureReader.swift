@@ -20,6 +20,13 @@ public enum StructureReader {
     public static func read(bytes input: [UInt8], fileName: String) throws -> Structure {
         var bytes = input
         if isGzip(bytes) { bytes = try decompressGzip(bytes, fileName: fileName) }
+        var structure = try readPlain(bytes, fileName: fileName)
+        structure.metadata.limitText()
+        return structure
+    }
+
+    /// Reads bytes that are not compressed (`read` inflates them first).
+    static func readPlain(_ bytes: [UInt8], fileName: String) throws -> Structure {
         guard !bytes.isEmpty else { throw StructureReadError(file: fileName, message: "the file is empty") }
         guard bytes.count < maximumSize else { throw StructureReadError(file: fileName, message: "the file is larger than 2 GB") }
         guard let format = detectFormat(bytes) else {
@@ -67,8 +74,18 @@ public enum StructureReader {
     public static func decompressGzip(_ bytes: [UInt8], fileName: String = "input", maximumSize: Int = maximumSize) throws -> [UInt8] {
         var input = ByteBuffer(bytes: bytes)
         do {
-            var output = try input.decompress(with: .gzip(), maxSize: maximumSize, allocator: ByteBufferAllocator())
+            var output: ByteBuffer
+            do {
+                output = try input.decompress(with: .gzip(), maxSize: maximumSize, allocator: ByteBufferAllocator())
+            } catch let error as CompressNIOError where error == .bufferOverflow {
+                throw StructureReadError(file: fileName, message: "inflates to more than \(maximumSize) bytes, more than accepted", isTooLarge: true)
+            }
             let result = output.readBytes(length: output.readableBytes) ?? []
+            // Inflated once, with one cap: gzip inside gzip would multiply the cap, so it is refused.
+            if isGzip(result) {
+                throw StructureReadError(file: fileName, message: "nested compression (gzip inside gzip); send the file compressed once",
+                                         isTooLarge: true)
+            }
             // The trailer's ISIZE (length mod 2^32) catches a stream cut short, which inflating alone does not report.
             guard let isize = gzipDeclaredSize(bytes), isize == Int(UInt32(truncatingIfNeeded: result.count)) else {
                 throw StructureReadError(file: fileName, byteOffset: bytes.count, message: "gzip data is truncated or damaged (its length trailer does not match)")

@@ -1,0 +1,188 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// What the edge of the server allows a connection before any route sees it.
+public struct EdgeLimits: Sendable {
+    public var maxConnections = 512
+    public var connectionsPerAddress = 64
+    /// A connection must send its first request head within this time.
+    public var headerTimeout: TimeAmount = .seconds(10)
+    /// A keep-alive connection with nothing to do is closed after this.
+    public var idleTimeout: TimeAmount = .seconds(30)
+    /// The first request head may be at most this long; longer gets `431`.
+    public var maxHeaderBytes = 32 << 10
+    public init() {}
+}
+
+/// Open connections, in all and per client address, shared by every connection's `EdgeHandler`.
+final class ConnectionCounter: Sendable {
+    private let counts = NIOLockedValueBox((total: 0, perAddress: [String: Int]()))
+    let limits: EdgeLimits
+
+    init(limits: EdgeLimits) { self.limits = limits }
+
+    /// Counts the connection in, or says why not.
+    func admit(_ address: String) -> String? {
+        counts.withLockedValue { c in
+            if c.total >= limits.maxConnections { return "the server has \(limits.maxConnections) connections open" }
+            if c.perAddress[address, default: 0] >= limits.connectionsPerAddress {
+                return "your address has \(limits.connectionsPerAddress) connections open"
+            }
+            c.total += 1
+            c.perAddress[address, default: 0] += 1
+            return nil
+        }
+    }
+
+    func release(_ address: String) {
+        counts.withLockedValue { c in
+            c.total -= 1
+            c.perAddress[address] = c.perAddress[address].flatMap { $0 > 1 ? $0 - 1 : nil }
+        }
+    }
+
+    var open: Int { counts.withLockedValue { $0.total } }
+}
+
+/// The first handler of every connection (after TLS): counts it against the connection caps,
+/// closes it if no whole request head arrives in time, answers `431` to an oversized first head
+/// (NIO's parser would only drop the connection), and closes a connection whose client has
+/// closed its side, so that work for a client who left is cancelled (`whileConnected`).
+final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let counter: ConnectionCounter
+    private var address: String?
+    private var headComplete = false
+    private var headBytes = 0
+    /// The last bytes read, to find "\r\n\r\n" across reads.
+    private var tail: [UInt8] = []
+    private var timer: Scheduled<Void>?
+
+    init(counter: ConnectionCounter) { self.counter = counter }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { start(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        start(context)
+        context.fireChannelActive()
+    }
+
+    private func start(_ context: ChannelHandlerContext) {
+        guard address == nil else { return }
+        let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
+        if let refusal = counter.admit(address) {
+            refuse(context, status: "503 Service Unavailable", message: "\(refusal); try again shortly", extra: "Retry-After: 5\r\n")
+            return
+        }
+        self.address = address
+        let loop = context.eventLoop
+        let seconds = Int(counter.limits.headerTimeout.nanoseconds / 1_000_000_000)
+        timer = loop.scheduleTask(in: counter.limits.headerTimeout) { [weak self] in
+            guard let self, !self.headComplete else { return }
+            self.refuse(context, status: "408 Request Timeout", message: "no request head within \(seconds) s")
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        timer?.cancel()
+        if let address { counter.release(address); self.address = nil }
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !headComplete else { return context.fireChannelRead(data) }
+        let buffer = unwrapInboundIn(data)
+        let bytes = tail + buffer.readableBytesView
+        if let end = Self.find(bytes) {
+            headComplete = true
+            timer?.cancel()
+            if headBytes + end - tail.count > counter.limits.maxHeaderBytes { return tooLarge(context) }
+        } else {
+            headBytes += buffer.readableBytes
+            if headBytes > counter.limits.maxHeaderBytes { return tooLarge(context) }
+            tail = Array(bytes.suffix(3))
+        }
+        context.fireChannelRead(data)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // The client closed its side: nobody will read an answer.
+        if case ChannelEvent.inputClosed = event { context.close(promise: nil); return }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    private func tooLarge(_ context: ChannelHandlerContext) {
+        headComplete = true
+        refuse(context, status: "431 Request Header Fields Too Large",
+               message: "the request's headers are longer than the \(counter.limits.maxHeaderBytes >> 10) KB accepted")
+    }
+
+    /// Answers with a short JSON error straight on the socket (no route has the request yet), then closes.
+    private func refuse(_ context: ChannelHandlerContext, status: String, message: String, extra: String = "") {
+        timer?.cancel()
+        let code = status.prefix(3)
+        let body = JSONText.object(["error": .string(message), "status": .int(Int(code) ?? 400)])
+        let text = "HTTP/1.1 \(status)\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\n"
+            + "Connection: close\r\n\(extra)\r\n\(body)"
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: text))).whenComplete { _ in context.close(promise: nil) }
+    }
+
+    /// The offset just past the first "\r\n\r\n" in `bytes`.
+    static func find(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for i in 0...(bytes.count - 4) where bytes[i] == 13 && bytes[i + 1] == 10 && bytes[i + 2] == 13 && bytes[i + 3] == 10 {
+            return i + 4
+        }
+        return nil
+    }
+}
+
+/// A server child channel (HTTP with the WebSocket upgrade) with `EdgeHandler` first in line.
+struct EdgeGuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Base.Value
+    let base: Base
+    let counter: ConnectionCounter
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        do {
+            try channel.pipeline.syncOperations.addHandler(EdgeHandler(counter: counter))
+        } catch {
+            return channel.eventLoop.makeFailedFuture(error)
+        }
+        return base.setup(channel: channel, logger: logger)
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
+    }
+}
+
+/// Headers on every answer: our own origin only, no sniffing, no framing, little referrer.
+struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
+    static var policy: String {
+        "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; connect-src 'self'; frame-ancestors 'none'; "
+            + "base-uri 'self'; form-action 'self'; object-src 'none'"
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do { response = try await next(request, context) } catch let error as HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        }
+        response.headers[.contentSecurityPolicy] = Self.policy
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
+        response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+        return response
+    }
+}

@@ -1,0 +1,42 @@
+import Hummingbird
+import HummingbirdWebSocket
+import NIOCore
+
+/// The request context of every route: Hummingbird's basics plus the connection, for the client's
+/// address (fair shares are per client) and for noticing that the client has gone.
+struct ServerContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
+    }
+
+    /// The client's IP address ("unknown" when the socket has none, as on a Unix socket).
+    var clientAddress: String { channel.remoteAddress?.ipAddress ?? "unknown" }
+}
+
+/// The live socket's context: as HummingbirdWebSocket's basic one, plus the connection.
+struct SocketContext: RequestContext, WebSocketRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let webSocket: WebSocketHandlerReference<Self>
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        webSocket = .init()
+        channel = source.channel
+    }
+
+    var clientAddress: String { channel.remoteAddress?.ipAddress ?? "unknown" }
+}
+
+/// Runs `work` for as long as the client is connected: when the connection closes first (the
+/// client gave up), the work is cancelled, so a conversion nobody waits for is dropped from the
+/// queue instead of running for no one.
+func whileConnected<T: Sendable>(_ channel: any Channel, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+    let task = Task { try await work() }
+    channel.closeFuture.whenComplete { _ in task.cancel() }
+    return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+}
