@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOSSL
 import PostgresNIO
 
 /// The library in PostgreSQL, so that several servers share one library: the same tables as
@@ -20,13 +21,34 @@ public final class PostgresLibraryStore: LibraryStore {
         let database = String(c.path.drop { $0 == "/" })
         let configuration = PostgresClient.Configuration(
             host: host, port: c.port ?? 5432, username: c.user ?? "postgres", password: c.password,
-            database: database.isEmpty ? nil : database, tls: .disable)
+            database: database.isEmpty ? nil : database, tls: try Self.tls(c.queryItems?.first { $0.name == "sslmode" }?.value))
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
         runTask = Task { await client.run() }
         location = "postgres://\(host):\(c.port ?? 5432)/\(database)"
         self.cacheLimitBytes = cacheLimitBytes
+    }
+
+    /// `?sslmode=` as libpq reads it: `disable` (the default here, for a database on the same
+    /// machine), `prefer`, `require` (encrypted, certificate not checked), `verify-full` (encrypted,
+    /// certificate and host name checked against the system's trust roots).
+    static func tls(_ mode: String?) throws -> PostgresClient.Configuration.TLS {
+        switch mode ?? "disable" {
+        case "disable": return .disable
+        case "prefer", "allow":
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.certificateVerification = .none
+            return .prefer(tls)
+        case "require":
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.certificateVerification = .none
+            return .require(tls)
+        case "verify-ca", "verify-full":
+            return .require(TLSConfiguration.makeClientConfiguration())
+        default:
+            throw LibraryStoreError("sslmode '\(mode ?? "")': accepted: disable, prefer, require, verify-full")
+        }
     }
 
     public func migrate() async throws {

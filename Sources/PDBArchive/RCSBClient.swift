@@ -162,6 +162,11 @@ public struct ArchiveClient: Sendable {
               let url = p.cifUrl ?? p.pdbUrl else {
             throw ArchiveError.badResponse("AlphaFold DB \(accession): the answer names no model file")
         }
+        // The file must come from AlphaFold DB itself: the answer's URL is followed only to its host
+        // (an answer naming any other host could make the server fetch what it should not reach).
+        guard Self.sameOrigin(url, endpoints.alphaFold) else {
+            throw ArchiveError.badResponse("AlphaFold DB \(accession): the model file is on another host (\(url.prefix(80))); not followed")
+        }
         let fileName = String(url.split(separator: "/").last ?? Substring(p.entryId))
         let file = try await http.send(url, what: "AlphaFold DB \(fileName)", progress: progress)
         guard file.status == .ok, !file.body.isEmpty else {
@@ -170,5 +175,12 @@ public struct ArchiveClient: Sendable {
         }
         return AlphaFoldModel(entryID: p.entryId, accession: accession, description: p.uniprotDescription,
                               organism: p.organismScientificName, file: ArchiveFile(bytes: file.body, url: url, fileName: fileName))
+    }
+
+    /// Same scheme, host and port: AlphaFold DB lists its files on its own host (alphafold.ebi.ac.uk).
+    static func sameOrigin(_ a: String, _ b: String) -> Bool {
+        guard let x = URLComponents(string: a), let y = URLComponents(string: b), let host = x.host?.lowercased(), !host.isEmpty else { return false }
+        func port(_ c: URLComponents) -> Int? { c.port ?? (c.scheme == "https" ? 443 : c.scheme == "http" ? 80 : nil) }
+        return x.scheme?.lowercased() == y.scheme?.lowercased() && host == y.host?.lowercased() && port(x) == port(y)
     }
 }

@@ -43,7 +43,7 @@ struct ModelRequestTests {
         #expect(message(["style": "watercolour"]) != nil)
         #expect(message(["select": "A:"]) != nil)
         #expect(message(["assembly": "1/../2"])?.hasPrefix("assembly") == true)
-        #expect(message(["max-triangles": "999"]) == "max-triangles '999': expected a whole number from 1000 to 5000000")
+        #expect(message(["max-triangles": "999"]) == "max-triangles '999': expected a whole number from 1000 to 1000000")
         #expect(message(["size": "0"]) == "size '0': expected metres from 0.01 to 100")
     }
 

@@ -174,7 +174,7 @@ struct APITests {
 
     @Test("search, health, metrics and the OpenAPI document", arguments: StoreKind.allCases)
     func searchAndService(kind: StoreKind) async throws {
-        let server = try await TestServer.start(kind) { $0.installStarterLibrary = false }
+        let server = try await TestServer.start(kind) { $0.installStarterLibrary = false; $0.metricsToken = "metrics-token-for-tests" }
         defer { Task { await server.stop() } }
         let found = try await server.get("/api/search?q=kinase")
         #expect(found.status == 200)
@@ -189,7 +189,12 @@ struct APITests {
         #expect(try await server.get("/api/search").status == 400)
         let health = try await server.get("/healthz")
         #expect(health.json["status"] as? String == "ok")
-        let metrics = try await server.get("/metrics")
+        #expect(health.json["database"] == nil)  // where the database is: for the operator only
+        #expect(try await server.get("/healthz?detail=true").status == 401)
+        let detail = try await server.get("/healthz?detail=true", headers: ["Authorization": "Bearer metrics-token-for-tests"])
+        #expect(detail.status == 200 && detail.json["database"] is String)
+        #expect(try await server.get("/metrics").status == 401)
+        let metrics = try await server.get("/metrics", headers: ["Authorization": "Bearer metrics-token-for-tests"])
         #expect(metrics.status == 200 && metrics.text.contains("hb_request"))
         let openapi = try await server.get("/api/openapi.yaml")
         #expect(openapi.status == 200 && openapi.text.hasPrefix("openapi: 3.1.0"))

@@ -18,7 +18,8 @@ struct ProcessTests {
     static func serve(dataDir: String, archive: FixtureArchive) async throws -> (Process, Int) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = ["serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir, "--rcsb-url", archive.baseURL]
+        // An open library: these tests are about processes (killed, restarted), not about who may add.
+        p.arguments = ["serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir, "--rcsb-url", archive.baseURL, "--open-library"]
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice

@@ -8,9 +8,9 @@ public enum LoopbackServer {
     /// it, and returns the port and the running task. Fails, rather than waits for ever, when the
     /// application stops or does not listen within a minute.
     public static func start<App: ApplicationProtocol>(_ what: String,
-                                                      _ make: (@escaping @Sendable (Int) -> Void) -> App) async throws -> (Int, Task<Void, any Error>) {
+                                                      _ make: (@escaping @Sendable (Int) -> Void) throws -> App) async throws -> (Int, Task<Void, any Error>) {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = make { port in continuation.yield(port) }
+        let app = try make { port in continuation.yield(port) }
         let task = Task {
             defer { continuation.finish() }
             try await app.runService()
