@@ -32,10 +32,14 @@ export const listMolecules = (params = {}) => getJSON(`/api/molecules?${new URLS
 export const molecule = (id) => getJSON(`/api/molecules/${encodeURIComponent(id)}`);
 export const search = (q, start = 0, rows = 10) => getJSON(`/api/search?${new URLSearchParams({ q, start, rows })}`);
 
+/** Removes a molecule: 401 without an account, 403 for someone neither the administrator nor its owner. */
 export async function removeMolecule(id) {
-  const response = await fetch(`/api/molecules/${encodeURIComponent(id)}`, { method: 'DELETE' });
+  const response = await send(`/api/molecules/${encodeURIComponent(id)}`, { method: 'DELETE', headers: { Accept: 'application/json' } });
   if (!response.ok && response.status !== 404) throw await failure(response);
 }
+
+/** Whether an error means "sign in first": adding to the library needs an account unless the server runs an open library. */
+export const needsAccount = (error) => error?.status === 401;
 
 /// Reads a server-sent-events response, calling onProgress for `progress` events; resolves with
 /// the `done` event's JSON, rejects with the `error` event's message.
@@ -64,9 +68,9 @@ async function eventStream(response, onProgress) {
   throw new ApiError('The server closed the connection before finishing.', 0);
 }
 
-/// Adds an entry by PDB ID or UniProt accession, with progress.
+/// Adds an entry by PDB ID or UniProt accession, with progress (an account needed: see needsAccount).
 export async function fetchEntry(id, { onProgress, signal } = {}) {
-  const response = await fetch('/api/molecules', {
+  const response = await send('/api/molecules', {
     method: 'POST', signal,
     headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
     body: JSON.stringify({ id }),
@@ -74,24 +78,33 @@ export async function fetchEntry(id, { onProgress, signal } = {}) {
   return eventStream(response, onProgress);
 }
 
-/// Builds a design from pieces (and keeps it in the library with `save: true`): the verdict.
+/// Builds a design from pieces (and keeps it in the library with `save: true`, which needs an account): the verdict.
 export async function buildDesign(body) {
-  let response;
-  try {
-    response = await fetch('/api/designs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-  } catch {
-    throw new ApiError('The server cannot be reached. Check the connection and try again.', 0);
-  }
+  const response = await send('/api/designs', {
+    method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify(body),
+  });
   if (!response.ok) throw await failure(response);
   return response.json();
 }
 
-/// Uploads a structure file, with progress.
+/// Uploads a structure file, with progress (an account needed). The body goes as
+/// application/octet-stream, one of the structure types the server accepts for uploads.
 export async function upload(file, { onProgress, signal } = {}) {
-  const response = await fetch(`/api/molecules?${new URLSearchParams({ name: file.name })}`, {
+  const response = await send(`/api/molecules?${new URLSearchParams({ name: file.name })}`, {
     method: 'POST', signal, headers: { 'Content-Type': 'application/octet-stream', Accept: 'text/event-stream' }, body: file,
   });
   return eventStream(response, onProgress);
+}
+
+/// The id the library keeps an entry under, as the server derives it from what was typed
+/// (4HHB, pdb_00004hhb, AF-P69905-F1 for the UniProt accession P69905), or null.
+export function libraryID(text) {
+  const t = text.trim();
+  if (!looksLikeEntryID(t)) return null;
+  if (/^[1-9][A-Za-z0-9]{3}$/.test(t)) return t.toUpperCase();
+  if (/^pdb_/i.test(t)) return t.toLowerCase();
+  const accession = t.toUpperCase().replace(/^AF-/, '').replace(/-F1$/, '');
+  return `AF-${accession}-F1`;
 }
 
 /// Makes sure the model exists (progress while it is built) and returns its URL.
@@ -120,7 +133,7 @@ let csrf = null;
 let account = null;
 const GUEST_KEY_STORAGE = 'proteinar-guest-key';
 
-/** The signed-in account ({id, email, name}) as last seen, or null. */
+/** The signed-in account ({id, email, name, role}) as last seen, or null. */
 export const currentAccount = () => account;
 
 /** This browser's guest key: 32 random letters and digits, made once and kept in localStorage. */
@@ -141,24 +154,37 @@ function remember(answer) {
   return account;
 }
 
-// One JSON request with what the rooms API wants: the CSRF header on changes when signed in, the
-// guest key when not. A 403 on a change may mean the CSRF value went stale (a sign-in in another
-// tab): the session is read again and the change tried once more.
-async function request(method, url, body, { retry = true } = {}) {
-  const headers = { Accept: 'application/json' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+// Every request of the page that may change something goes through here, rooms and library alike:
+// the session cookie goes with it, and on a change (anything but GET) the CSRF value the cookie
+// session needs. A 401 or 403 on a change may mean the session changed behind this page (a sign-in
+// or out in another tab, the CSRF value gone stale): the session is read again and, if it changed,
+// the change is tried once more. Network failures become a readable ApiError; aborts stay aborts.
+async function send(url, init = {}, { retry = true } = {}) {
+  const method = init.method ?? 'GET';
+  const headers = { ...(init.headers ?? {}) };
   if (method !== 'GET' && csrf) headers['X-CSRF-Token'] = csrf;
-  if (!account) headers['X-Guest-Key'] = guestKey();
   let response;
   try {
-    response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
-  } catch {
+    response = await fetch(url, { ...init, method, headers, credentials: 'same-origin' });
+  } catch (error) {
+    if (error.name === 'AbortError') throw error;
     throw new ApiError('The server cannot be reached. Check the connection and try again.', 0);
   }
-  if (response.status === 403 && method !== 'GET' && retry && account) {
-    await session();
-    return request(method, url, body, { retry: false });
+  if ((response.status === 401 || response.status === 403) && method !== 'GET' && retry) {
+    const before = `${account?.id ?? ''} ${csrf ?? ''}`;
+    try { await session(); } catch { return response; }
+    if (account && `${account.id} ${csrf ?? ''}` !== before) return send(url, init, { retry: false });
   }
+  return response;
+}
+
+// One JSON request with what the rooms API wants: the CSRF header on changes when signed in (see
+// send), the guest key when not.
+async function request(method, url, body) {
+  const headers = { Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (!account) headers['X-Guest-Key'] = guestKey();
+  const response = await send(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   if (!response.ok) throw await failure(response);
   if (response.status === 204) return null;
   return response.json();
@@ -197,6 +223,18 @@ export async function updateProfile(changes) {
   account = updated?.account ?? updated;
   return account;
 }
+
+// ---- My molecules: the signed-in person's own list (what they added, and what they keep) ----
+const keepPath = (id) => `/api/profile/molecules/${encodeURIComponent(id)}`;
+/** The signed-in person's molecules, a page like listMolecules gives (401 without an account). */
+export const myMolecules = (params = {}) => listMolecules({ ...params, mine: 'true' });
+/** The ids of the signed-in person's molecules (the first 500). */
+export async function keptIDs() {
+  const page = await myMolecules({ limit: 500, sort: 'id' });
+  return new Set(page.molecules.map((m) => m.id));
+}
+export const keepMolecule = (id) => request('PUT', keepPath(id), {});
+export const unkeepMolecule = (id) => request('DELETE', keepPath(id));
 
 const roomPath = (id) => `/api/rooms/${encodeURIComponent(id)}`;
 export const listRooms = () => request('GET', '/api/rooms');

@@ -1,14 +1,18 @@
 // The app shell: hash routes for the landing page, introduction, Explore, Build, Library and
 // Draw together (rooms, a room, sign-in, profile, map); the top bar's Menu, Record, Camera and
-// Exit; progress and errors announced in one live region. The screens are modules of their own:
-// explore.js, build.js, library.js, rooms.js, room-view.js and map.js.
+// Exit; progress and errors announced in one live region; the notice on a page that is not
+// secure. The screens are modules of their own: explore.js, build.js, library.js, account.js,
+// rooms.js, room-view.js and map.js. Nothing here needs inline scripts or styles: the server's
+// Content-Security-Policy allows neither.
 import { MoleculeViewer } from './viewer.js';
 import { ARPlacement, immersiveARSupported } from './xr.js';
 import { drawQR } from './qr.js';
 import { setupBuild } from './build.js';
 import { setupExplore } from './explore.js';
 import { setupLibrary } from './library.js';
+import { setupAccount } from './account.js';
 import { setupRooms } from './rooms.js';
+import { allows } from './policy.js';
 import { setupRoomScreen } from './room-view.js';
 import { setupMap } from './map.js';
 
@@ -18,8 +22,9 @@ const views = ['landing', 'intro', 'explore', 'build', 'library', 'draw', 'room'
 let buildViewer = null;      // the Build screen's own 3D view
 let build = null;
 
-function say(message, { error = false } = {}) {
-  status.textContent = message;
+/** Says `message` in the status line; `action`, an element (a link to sign in, say), follows it. */
+function say(message, { error = false, action = null } = {}) {
+  status.replaceChildren(message ?? '', ...(action ? [' ', action] : []));
   status.classList.toggle('error', error);
 }
 
@@ -27,11 +32,21 @@ function el(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attributes)) {
     if (k === 'class') node.className = v;
+    else if (k === 'style') setStyle(node, v);
     else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
     else if (v !== undefined && v !== null) node.setAttribute(k, v);
   }
   node.append(...children.filter((c) => c !== null && c !== undefined));
   return node;
+}
+
+// Styles through the CSSOM ({'--piece': '#d9534f'}), never a style attribute, which the page's
+// Content-Security-Policy (style-src 'self') refuses.
+function setStyle(node, style) {
+  const entries = typeof style === 'string'
+    ? style.split(';').map((d) => d.split(/:(.*)/s).map((t) => t.trim())).filter(([k]) => k)
+    : Object.entries(style ?? {});
+  for (const [k, v] of entries) node.style.setProperty(k, v);
 }
 
 // ---- Routing ----
@@ -43,12 +58,13 @@ function route() {
   if (view === 'room') roomScreen.open(decodeURIComponent(arg));
   else roomScreen.leave();
   if (view !== 'map') map.leave();
-  if (view === 'draw' || view === 'signin' || view === 'profile') rooms.show(view, arg);
+  if (view === 'draw') rooms.show();
+  if (view === 'signin' || view === 'profile') account.show(view, arg);
   if (view === 'map') map.show();
   if (view !== 'room' && document.title !== 'ProteinAR') document.title = 'ProteinAR';
   const inExplore = view === 'explore';
   $('exit-button').hidden = view === 'landing';
-  if (view === 'library') library.show();
+  if (view === 'library') library.show(arg);
   if (inExplore) explore.show(arg);
   if (view === 'build') {
     ensureBuildViewer();
@@ -85,11 +101,14 @@ function ensureBuildViewer() {
   build.show();
   return buildViewer;
 }
-const explore = setupExplore({ $, el, say, route, onModelShown: () => updateAR() });
-build = setupBuild({ $, el, say, viewer: () => buildViewer, onBuilt: () => updateAR() });
-const library = setupLibrary({ $, el, say });
-const rooms = setupRooms({ $, el, say });
-const roomScreen = setupRoomScreen({ $, el, say, ready: rooms.ready, copyLinkButton: rooms.copyLinkButton, onSubjectChange: () => updateAR() });
+// The profile lists the person's rooms as the rooms page does (rooms is made just below; the
+// profile asks for it only once shown).
+const account = setupAccount({ $, el, say, refresh: () => route(), roomItem: (room) => rooms.roomItem(room) });
+const rooms = setupRooms({ $, el, say, account });
+const explore = setupExplore({ $, el, say, account, route, onModelShown: () => updateAR() });
+build = setupBuild({ $, el, say, account, viewer: () => buildViewer, onBuilt: () => updateAR() });
+const library = setupLibrary({ $, el, say, account });
+const roomScreen = setupRoomScreen({ $, el, say, ready: account.ready, copyLinkButton: rooms.copyLinkButton, onSubjectChange: () => updateAR() });
 const map = setupMap({ $, el, say });
 
 // ---- AR ----
@@ -220,9 +239,13 @@ function startRecording() {
   const chunks = [];
   recorder = new MediaRecorder(stream, { mimeType: MediaRecorder.isTypeSupported('video/webm;codecs=vp9') ? 'video/webm;codecs=vp9' : 'video/webm' });
   recorder.ondataavailable = (e) => e.data.size && chunks.push(e.data);
-  recorder.onstop = () => {
+  recorder.onstop = async () => {
     const url = URL.createObjectURL(new Blob(chunks, { type: 'video/webm' }));
-    $('recording-video').src = url;
+    // The preview plays the recording from its blob: address, if the page's policy allows that.
+    const preview = await allows('media-src', 'blob:');
+    $('recording-video').hidden = !preview;
+    $('recording-no-preview').hidden = preview;
+    if (preview) $('recording-video').src = url;
     $('recording-keep').href = url;
     $('recording').showModal();
   };
@@ -252,5 +275,20 @@ $('menu-button').addEventListener('click', () => $('menu').showModal());
 $('help-button').addEventListener('click', () => { $('menu').close(); $('help').showModal(); });
 $('menu-exit').addEventListener('click', () => $('menu').close());
 for (const link of document.querySelectorAll('#menu .menu-link')) link.addEventListener('click', () => $('menu').close());
+
+// ---- Not a secure page ----
+// Phones grant AR, the camera, offline use and sharing only to secure pages (HTTPS, or localhost);
+// on any other page a short notice says so, once per visit.
+const NOTICE_DISMISSED = 'proteinar-insecure-notice-dismissed';
+function showSecurityNotice() {
+  let dismissed = false;
+  try { dismissed = sessionStorage.getItem(NOTICE_DISMISSED) === '1'; } catch { /* storage refused: show it */ }
+  $('insecure-notice').hidden = window.isSecureContext || dismissed;
+}
+$('insecure-dismiss').addEventListener('click', () => {
+  try { sessionStorage.setItem(NOTICE_DISMISSED, '1'); } catch { /* for this page only */ }
+  $('insecure-notice').hidden = true;
+});
+showSecurityNotice();
 
 route();

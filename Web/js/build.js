@@ -2,10 +2,11 @@
 // and coil pieces (each shown at a random orientation, as the game did), the list puts them in
 // order and sets their lengths, and Try asks the server to join them into a real chain and judge
 // whether it holds together; then the built protein replaces the pieces in the 3D view.
-import { buildDesign } from './api.js';
+import { buildDesign, needsAccount } from './api.js';
 import { combineModels, parseGLB } from './glb.js';
 import { mat4, quat } from './math.js';
 
+// The colours are app.css's too ([data-kind] sets --piece for the buttons and the list).
 export const PIECES = {
   'flexible-coil': { name: 'Coil', button: 'Flex coil', color: '#8c8c8c', length: 4 },
   'rigid-coil': { name: 'Rigid coil', button: 'Rigid coil', color: '#5b7bd5', length: 4 },
@@ -14,8 +15,8 @@ export const PIECES = {
 };
 
 /**
- * @param {{ $: (id: string) => HTMLElement, el: Function, say: Function, viewer: () => object|null,
- *           onBuilt: (design: object|null) => void }} app
+ * @param {{ $: (id: string) => HTMLElement, el: Function, say: Function, account: object, viewer: () => object|null,
+ *           onBuilt: (design: object|null) => void }} app  account: account.js's
  */
 export function setupBuild(app) {
   const { $, el, say } = app;
@@ -70,7 +71,7 @@ export function setupBuild(app) {
         type: 'button', 'aria-label': `Move ${label} ${text}`, disabled: (delta < 0 ? i === 0 : i === pieces.length - 1) ? '' : null,
         onclick: () => { pieces.splice(i + delta, 0, ...pieces.splice(i, 1)); changed(); list.children[i + delta]?.querySelector(`[aria-label^="Move"]`)?.focus(); },
       }, delta < 0 ? '↑' : '↓');
-      return el('li', { style: `--piece:${info.color}` },
+      return el('li', { 'data-kind': piece.kind },
         el('span', { class: 'swatch', 'aria-hidden': 'true' }), el('strong', {}, `${i + 1}. ${info.name}`), length, ' residues ',
         move(-1, 'up'), move(1, 'down'),
         el('button', { type: 'button', 'aria-label': `Remove ${label}`, onclick: () => { pieces.splice(i, 1); changed(); } }, '✕'));
@@ -157,7 +158,9 @@ export function setupBuild(app) {
       const saved = await buildDesign(body);
       say(`Kept in the library as ${saved.molecule.id}.`);
     } catch (error) {
-      say(`Could not keep the design: ${error.message}`, { error: true });
+      // Keeping adds to the library: that needs an account (unless the server's library is open).
+      if (needsAccount(error)) app.account.needsAccount('Keeping a design in the library needs an account.', 'press “Keep in the library” again');
+      else say(`Could not keep the design: ${error.message}`, { error: true });
     }
   }
 

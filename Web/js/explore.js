@@ -10,11 +10,11 @@ const COARSE_ABOVE_TRIANGLES = 40000;
 const COARSE_TRIANGLES = 20000;
 
 /**
- * @param {{$: Function, el: Function, say: Function, route: () => void, onModelShown: () => void}} app
- *   route: shows the screen the address names; onModelShown: a new model is in the view
+ * @param {{$: Function, el: Function, say: Function, account: object, route: () => void, onModelShown: () => void}} app
+ *   account: account.js's; route: shows the screen the address names; onModelShown: a new model is in the view
  */
 export function setupExplore(app) {
-  const { $, el, say } = app;
+  const { $, el, say, account } = app;
   let viewer = null;
   let current = null;          // the molecule shown
   let loadController = null;   // aborts a load when another starts
@@ -130,8 +130,27 @@ export function setupExplore(app) {
       await openMolecule(m.id);
     } catch (error) {
       progress(null);
-      say(error.message, { error: true });
+      if (api.needsAccount(error)) await notAdded(id);
+      else say(error.message, { error: true });
     }
+  }
+
+  // Getting an entry adds it to the library, which needs an account (unless the library is open).
+  // Without one, an entry the library has already opens all the same; any other needs signing in.
+  async function notAdded(id) {
+    const key = api.libraryID(id);
+    let existing = null;
+    try {
+      existing = key ? await api.molecule(key) : null;
+    } catch {
+      existing = null;
+    }
+    if (existing) {
+      if (location.hash !== `#/explore/${existing.id}`) history.replaceState(null, '', `#/explore/${existing.id}`);
+      await openMolecule(existing.id);
+      return;
+    }
+    account.needsAccount(`${key ?? id} is not in this server's library yet, and adding it needs an account.`, 'press Get again');
   }
 
   $('get-form').addEventListener('submit', (e) => { e.preventDefault(); getEntry($('entry-id').value); });
@@ -185,6 +204,24 @@ export function setupExplore(app) {
     if (/^[1-9][A-Z0-9]{3}$/.test(m.id)) links.push(el('a', { href: `https://www.rcsb.org/structure/${m.id}`, target: '_blank', rel: 'noopener' }, `${m.id} at RCSB PDB`));
     links.push(el('a', { href: 'https://pdb101.rcsb.org/', target: '_blank', rel: 'noopener' }, 'PDB-101'));
     $('details-links').replaceChildren(...links.flatMap((a, i) => (i ? [' · ', a] : [a])));
+    showKeep(m.id);
+  }
+
+  // Keep in My molecules, for someone signed in: pressed when the molecule is on their list.
+  async function showKeep(id) {
+    const slot = $('details-keep');
+    slot.replaceChildren();
+    await account.ready();
+    if (!api.currentAccount() || current?.id !== id) return;
+    let kept = false;
+    try {
+      kept = (await api.keptIDs()).has(id);
+    } catch {
+      return;  // the list cannot be read now: no button rather than a wrong one
+    }
+    if (current?.id !== id) return;
+    slot.replaceChildren(account.keepButton(id, kept, { label: `Keep ${id} in My molecules`, text: 'Keep in My molecules' }),
+      ' ', el('a', { href: '#/library/mine' }, 'My molecules'));
   }
 
   return {
@@ -192,6 +229,7 @@ export function setupExplore(app) {
     show(arg) {
       ensureViewer();
       if (arg && decodeURIComponent(arg) !== current?.id) openMolecule(decodeURIComponent(arg));
+      else if (current) showKeep(current.id);  // back from signing in (or out): Keep follows
     },
     /** What the top bar's camera, recorder and "View in AR" act on, once a model is shown. */
     subject() {

@@ -1,33 +1,92 @@
-// The Library screen (#/library): the molecules the server keeps, filtered as you type, each with
-// its picture, Open and Delete; and uploading a structure file of your own.
+// The Library screen (#/library, and #/library/mine for My molecules): the molecules the server
+// keeps, filtered as you type, each with its picture and Open; for someone signed in also Keep (in
+// My molecules) and Delete, and a switch to show only their own molecules; and uploading a
+// structure file of your own. Adding to the library needs an account unless the server runs an
+// open library: a refusal (401) says so, with a link to sign in that comes back here.
 import * as api from './api.js';
 
 /**
- * @param {{$: Function, el: Function, say: Function}} app
+ * @param {{$: Function, el: Function, say: Function, account: object}} app  account: account.js's
  */
 export function setupLibrary(app) {
-  const { $, el, say } = app;
+  const { $, el, say, account } = app;
+  let mine = false;        // showing My molecules only
+  let serial = 0;
 
-  async function showLibrary() {
+  async function showLibrary(arg) {
+    if (arg !== undefined) mine = arg === 'mine';
+    const shown = ++serial;
+    await account.ready();
+    if (shown !== serial) return;
+    const signedIn = Boolean(api.currentAccount());
+    account.accountBar($('library-account'), 'Anyone may look at the library; to add to it, sign in.');
+    $('library-mine-field').hidden = !signedIn;
+    $('library-mine').checked = mine && signedIn;
+    $('library-title').textContent = mine && signedIn ? 'My molecules' : 'Library';
+    // #/library/mine signed out: the whole library, and a word on how to see one's own.
+    if (mine && !signedIn) account.needsAccount('My molecules are kept for your account.', 'come back here');
     const list = $('library-list');
+    list.setAttribute('aria-busy', 'true');
     try {
       const filter = $('library-filter').value.trim();
-      const page = await api.listMolecules({ limit: 200, sort: 'id', ...(filter ? { q: filter } : {}) });
-      list.replaceChildren(...page.molecules.map((m) => el('li', {},
-        el('img', { src: `${m.links.thumbnail}?size=192`, alt: `${m.id}: picture of the structure`, loading: 'lazy' }),
-        el('strong', {}, m.id), el('span', { class: 'title' }, m.title),
-        el('div', { class: 'row' },
-          el('a', { class: 'button primary', href: `#/explore/${encodeURIComponent(m.id)}`, 'aria-label': `Open ${m.id}` }, 'Open'),
-          el('button', { type: 'button', 'aria-label': `Delete ${m.id}`, onclick: async () => {
-            if (!confirm(`Delete ${m.id} from the library?`)) return;
-            try { await api.removeMolecule(m.id); say(`Deleted ${m.id}.`); showLibrary(); } catch (error) { say(error.message, { error: true }); }
-          } }, 'Delete')))));
-      if (page.molecules.length === 0) list.append(el('li', {}, filter ? `Nothing matches “${filter}”.` : 'The library is empty: Explore an entry or upload a file.'));
+      const params = { limit: 200, sort: 'id', ...(filter ? { q: filter } : {}) };
+      const own = mine && signedIn;
+      const [page, kept] = await Promise.all([
+        own ? api.myMolecules(params) : api.listMolecules(params),
+        signedIn && !own ? api.keptIDs().catch(() => new Set()) : Promise.resolve(null),
+      ]);
+      if (shown !== serial) return;
+      const keptIDs = own ? new Set(page.molecules.map((m) => m.id)) : kept;
+      list.replaceChildren(...page.molecules.map((m) => item(m, signedIn, keptIDs)));
+      if (page.molecules.length === 0) {
+        list.append(el('li', { class: 'empty-note' }, filter ? `Nothing${own ? ' of yours' : ''} matches “${filter}”.`
+          : own ? 'You have no molecules yet: what you add (Explore an entry, upload a file, keep a design) is kept here, and Keep adds any molecule of the library.'
+            : 'The library is empty: Explore an entry or upload a file.'));
+      }
     } catch (error) {
-      say(error.message, { error: true });
+      if (shown !== serial) return;
+      if (api.needsAccount(error)) {
+        list.replaceChildren();
+        account.needsAccount('My molecules are kept for your account.', 'come back here');
+      } else {
+        say(error.message, { error: true });
+      }
+    } finally {
+      list.removeAttribute('aria-busy');
     }
   }
+
+  function item(m, signedIn, keptIDs) {
+    const actions = [el('a', { class: 'button primary', href: `#/explore/${encodeURIComponent(m.id)}`, 'aria-label': `Open ${m.id}` }, 'Open')];
+    if (signedIn) {
+      actions.push(account.keepButton(m.id, keptIDs?.has(m.id) ?? false, { label: `Keep ${m.id} in My molecules`, text: 'Keep', onChange: () => { if (mine) showLibrary(); } }));
+      actions.push(el('button', { type: 'button', 'aria-label': `Delete ${m.id}`, onclick: () => remove(m.id) }, 'Delete'));
+    }
+    return el('li', { 'data-molecule': m.id },
+      el('img', { src: `${m.links.thumbnail}?size=192`, alt: `${m.id}: picture of the structure`, loading: 'lazy' }),
+      el('strong', {}, m.id), el('span', { class: 'title' }, m.title),
+      el('div', { class: 'row' }, ...actions));
+  }
+
+  async function remove(id) {
+    if (!confirm(`Delete ${id} from the library, for everyone?`)) return;
+    try {
+      await api.removeMolecule(id);
+      say(`Deleted ${id}.`);
+      showLibrary();
+    } catch (error) {
+      if (api.needsAccount(error)) account.needsAccount(`Deleting ${id} needs an account.`, 'try again');
+      else if (error.status === 403) say(`${id} stays: only the administrator or the person who added it may delete it.`, { error: true });
+      else say(error.message, { error: true });
+    }
+  }
+
   $('library-filter').addEventListener('input', () => showLibrary());
+  $('library-mine').addEventListener('change', (e) => {
+    const target = e.target.checked ? '#/library/mine' : '#/library';
+    if (location.hash !== target) location.hash = target;
+    else showLibrary(e.target.checked ? 'mine' : '');
+  });
   $('upload-file').addEventListener('change', async (e) => {
     const file = e.target.files[0];
     if (!file) return;
@@ -37,10 +96,12 @@ export function setupLibrary(app) {
       say(`Added ${m.id}: ${m.title}.`);
       showLibrary();
     } catch (error) {
-      say(`${file.name}: ${error.message}`, { error: true });
+      if (api.needsAccount(error)) account.needsAccount(`${file.name}: adding to the library needs an account.`, 'choose the file again');
+      else say(`${file.name}: ${error.message}`, { error: true });
     }
     e.target.value = '';
   });
 
-  return { show: showLibrary };
+  // From the address: #/library is everything, #/library/mine My molecules.
+  return { show: (arg) => showLibrary(arg ?? '') };
 }

@@ -1,8 +1,10 @@
 // The map of rooms (#/map): rooms that have a location, on an OpenStreetMap map drawn by Leaflet
 // (served by this server from Debian's libjs-leaflet, so no CDN is involved), and always a list of
 // the same rooms sorted by distance. When the map cannot work (Leaflet missing, or its tiles do not
-// load: no internet, a blocked tile server) the list is what remains, and the page says why.
+// load: no internet, a blocked tile server, a server whose security policy keeps the page to its own
+// origin) the list is what remains, and the page says why.
 import * as api from './api.js';
+import { allows } from './policy.js';
 
 const LEAFLET_JS = '/vendor/leaflet/leaflet.js';
 const LEAFLET_CSS = '/vendor/leaflet/leaflet.css';
@@ -34,7 +36,12 @@ export function setupMap(app) {
       return;
     }
     if (mine !== serial) return;
-    const L = await loadLeaflet();
+    // Tiles come from OpenStreetMap: if the page's Content-Security-Policy does not allow images
+    // from there, the browser would refuse every tile, so the map is not tried at all.
+    if (!mapFailed && !(await allows('img-src', TILES.replace(/\{.*$/, '')))) {
+      mapFailed = 'This server lets the page load pictures from itself only, so the map tiles (from OpenStreetMap) cannot be shown.';
+    }
+    const L = mapFailed ? null : await loadLeaflet();
     if (mine !== serial) return;
     if (L && !mapFailed) showMap(L, rooms);
     else fallBack(mapFailed ?? 'The map is not available on this server.');

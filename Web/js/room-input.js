@@ -181,7 +181,7 @@ export function setupRoomInput(app, roomScreen) {
   // ---- Tools ----
   const swatches = $('room-swatches');
   swatches.replaceChildren(...SWATCHES.map(([value, name]) => el('button', {
-    type: 'button', class: 'swatch', style: `--swatch:${value}`, 'aria-label': name, 'aria-pressed': String(value === color),
+    type: 'button', class: 'swatch', style: { '--swatch': value }, 'aria-label': name, 'aria-pressed': String(value === color),
     'data-color': value, 'data-needs-draw': '', onclick: () => pickColor(value),
   })));
   $('room-color-custom').addEventListener('input', (e) => pickColor(e.target.value));

@@ -64,6 +64,10 @@ export class RoomState {
   }
 }
 
+const validPeer = (p) => p && typeof p === 'object' && (p.connection != null || p.id != null);
+// A peer is known by its connection (one person may be here twice, in two pages).
+const peerKey = (p) => String(p.connection ?? p.id);
+
 /** An id the server accepts (1 to 64 letters, digits, - or _), unique enough for a stroke, a note or a send. */
 export function newID(prefix = '') {
   const bytes = crypto.getRandomValues(new Uint8Array(12));
@@ -73,7 +77,11 @@ export function newID(prefix = '') {
 /**
  * Events (CustomEvent, detail as named): 'status' {state, retryAt?}, 'welcome' {room, you},
  * 'change' {what, op?}, 'ack' {clientOpID, sequence, duplicate}, 'refused' {code, message, operation?},
- * 'presence' {peers}.
+ * 'presence' {peers, watchers, hidden}.
+ * Presence: the server sends a joiner the whole list once ({type: 'presence', peers, watchers}),
+ * then what changed, gathered every 100 ms ({type: 'presence-changes', joined, left, moved,
+ * watchers}); an older server sends the whole list each time. Both are applied to one map by
+ * connection. Anonymous watchers are counted (watchers) and get the count only (hidden: no list).
  * state: 'connecting' | 'live' | 'reconnecting' | 'offline' | 'closed' | 'failed'
  */
 export class RoomSync extends EventTarget {
@@ -91,7 +99,9 @@ export class RoomSync extends EventTarget {
     this.status = 'connecting';
     this.room = null;
     this.you = null;
-    this.peers = [];
+    this._peers = new Map();     // connection -> {connection, id, name, role, view?}
+    this.watchers = 0;           // people watching without an account or a guest key: counted, not listed
+    this.peersHidden = false;    // the server sends us the count only (we are such a watcher)
     this.retryAt = null;
     this._WebSocket = WebSocketClass;
     this._socket = null;
@@ -110,6 +120,11 @@ export class RoomSync extends EventTarget {
     this._offline = () => { if (this._socket) this._socket.close(); };
     window.addEventListener('online', this._online);
     window.addEventListener('offline', this._offline);
+  }
+
+  /** Who is here (as the server last said), in the order they came. */
+  get peers() {
+    return [...this._peers.values()];
   }
 
   /** The sequence of the last operation applied: where a reconnect resumes. */
@@ -198,8 +213,9 @@ export class RoomSync extends EventTarget {
       this._socket = null;
       for (const item of this._pending.values()) item.sent = false;
       this._outbox = [];
-      this.peers = [];
-      this.dispatchEvent(new CustomEvent('presence', { detail: { peers: [] } }));
+      this._peers.clear();
+      this.watchers = 0;
+      this._presenceChanged();
       if (this._closed) return;
       this.lastClose = { code: e.code, reason: e.reason, welcomed: this._welcomed };
       this._retry();
@@ -259,13 +275,42 @@ export class RoomSync extends EventTarget {
         return undefined;
       case 'ack': return this._ack(message);
       case 'error': return this._error(message);
-      case 'presence':
-        this.peers = Array.isArray(message.peers) ? message.peers : [];
-        this.dispatchEvent(new CustomEvent('presence', { detail: { peers: this.peers } }));
-        return undefined;
+      case 'presence': return this._presence(message);
+      case 'presence-changes': return this._presenceChanges(message);
       default:
         return undefined;
     }
+  }
+
+  // ---- Presence ----
+
+  /** The whole list (to a joiner; an older server sends it on every change). */
+  _presence(message) {
+    this.peersHidden = !Array.isArray(message.peers);
+    this._peers = new Map((this.peersHidden ? [] : message.peers).filter(validPeer).map((p) => [peerKey(p), p]));
+    this._watchers(message);
+    this._presenceChanged();
+  }
+
+  /** What changed since the last presence message: who joined, who left (by connection), who looked elsewhere. */
+  _presenceChanges(message) {
+    for (const peer of Array.isArray(message.joined) ? message.joined : []) if (validPeer(peer)) this._peers.set(peerKey(peer), peer);
+    for (const connection of Array.isArray(message.left) ? message.left : []) this._peers.delete(String(connection));
+    for (const move of Array.isArray(message.moved) ? message.moved : []) {
+      const key = move && String(move.connection);
+      const peer = this._peers.get(key);
+      if (peer) this._peers.set(key, { ...peer, view: move.view });
+    }
+    this._watchers(message);
+    this._presenceChanged();
+  }
+
+  _watchers(message) {
+    if (Number.isInteger(message.watchers) && message.watchers >= 0) this.watchers = message.watchers;
+  }
+
+  _presenceChanged() {
+    this.dispatchEvent(new CustomEvent('presence', { detail: { peers: this.peers, watchers: this.watchers, hidden: this.peersHidden } }));
   }
 
   _welcome(message) {

@@ -179,7 +179,8 @@ export function setupRoomScreen(app) {
         return setStatus('connecting', 'Connecting…');
       case 'live': {
         const here = new Set(sync.peers.map((p) => p.connection ?? p.id)).size;
-        return setStatus('live', `Live${here ? ` · ${here} here` : ''}${readOnly}${waitingText}`);
+        const watching = sync.watchers ? ` · ${sync.watchers} watching` : '';
+        return setStatus('live', `Live${here ? ` · ${here} here` : ''}${watching}${readOnly}${waitingText}`);
       }
       case 'reconnecting': {
         const tick = () => {
@@ -343,12 +344,23 @@ export function setupRoomScreen(app) {
   }
 
   // ---- Who is here ----
+  // The people drawing or able to draw, by name; people watching without an account or a guest key
+  // are only counted (the server sends their number, not who they are).
   function showPeers() {
     const peers = sync?.peers ?? [];
+    const live = sync?.status === 'live';
     $('room-peers').replaceChildren(...peers.map((p) => el('li', { 'data-peer': p.id },
       el('span', { class: 'peer-dot', 'aria-hidden': 'true' }), p.name ?? 'Someone',
       el('span', { class: 'meta' }, ` · ${p.role ?? 'guest'}${you && p.id === you.id ? ' (you)' : ''}`))));
-    if (peers.length === 0) $('room-peers').append(el('li', { class: 'empty-note' }, sync?.status === 'live' ? 'Only you.' : 'Not connected.'));
+    if (peers.length === 0) {
+      $('room-peers').append(el('li', { class: 'empty-note' }, !live ? 'Not connected.'
+        : sync.peersHidden ? 'Who is here is shown to people who sign in or draw as guests.' : 'Only you.'));
+    }
+    const watchers = live ? sync.watchers : 0;
+    if (watchers > 0) {
+      $('room-peers').append(el('li', { class: 'watchers meta', 'data-watchers': String(watchers) },
+        `${watchers} ${watchers === 1 ? 'person' : 'people'} watching without an account`));
+    }
   }
 
   // Our own view for the others, when it changed (the sync layer paces it to 5 a second).

@@ -1,51 +1,21 @@
-// The "Draw together" screens around the rooms themselves: sign in and register (#/signin), the
-// profile (#/profile: name, own rooms, sign out) and the list of rooms with the form that creates
-// one (#/draw). Accounts are optional: without one, people join public rooms by link as guests.
+// The "Draw together" list of rooms with the form that creates one (#/draw). Accounts are optional
+// (signing in, registering and the profile are account.js's): without one, people join public
+// rooms by link as guests.
 import * as api from './api.js';
+import { fieldError } from './account.js';
 
-// What the server accepts (docs/rooms-protocol.md), checked here first so mistakes are named at once.
-const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 const STYLES = [['cartoon', 'Cartoon'], ['ball-and-stick', 'Ball and stick'], ['spacefill', 'Spacefill'], ['sticks', 'Sticks'], ['backbone', 'Backbone'], ['surface', 'Surface']];
 
-/** @param {{$: Function, el: Function, say: Function}} app */
+/** @param {{$: Function, el: Function, say: Function, account: object}} app  account: account.js's */
 export function setupRooms(app) {
-  const { $, el, say } = app;
-  // The session is read once at start and after each sign-in or out; screens wait for it.
-  let ready = api.session().catch(() => null);
+  const { $, el, say, account } = app;
   let location_ = null;   // the create form's position, once the person shared it
   let moleculesListed = false;
 
-  // ---- The account line above the room list ----
-  function accountBar(container) {
-    const account = api.currentAccount();
-    if (account) {
-      container.replaceChildren(
-        el('span', {}, 'Signed in as ', el('strong', {}, account.name), '.'),
-        el('a', { href: '#/profile' }, 'Your profile'),
-        el('button', { type: 'button', onclick: signOut }, 'Sign out'));
-    } else {
-      container.replaceChildren(
-        el('span', {}, 'You are a guest: you can join public rooms by their link.'),
-        el('a', { class: 'button primary', href: `#/signin/${encodeURIComponent(location.hash)}` }, 'Sign in or register'));
-    }
-  }
-
-  async function signOut() {
-    try {
-      await api.signOut();
-      say('Signed out.');
-    } catch (error) {
-      say(`Could not sign out: ${error.message}`, { error: true });
-    }
-    ready = Promise.resolve(null);
-    if (location.hash === '#/draw') showList();
-    else location.hash = '#/draw';
-  }
-
   // ---- #/draw: the rooms ----
   async function showList() {
-    await ready;
-    accountBar($('draw-account'));
+    await account.ready();
+    account.accountBar($('draw-account'));
     const signedIn = Boolean(api.currentAccount());
     $('room-form').hidden = !signedIn;
     $('room-form-guest').hidden = signedIn;
@@ -160,123 +130,9 @@ export function setupRooms(app) {
     }
   });
 
-  // ---- #/signin: sign in, or register ----
-  let next = '#/draw';
-  async function showSignIn(arg) {
-    next = arg && decodeURIComponent(arg).startsWith('#/') && !decodeURIComponent(arg).startsWith('#/signin') ? decodeURIComponent(arg) : '#/draw';
-    await ready;
-    const account = api.currentAccount();
-    $('signin-already').hidden = !account;
-    if (account) $('signin-already-name').textContent = account.name;
-  }
-
-  $('signin-form').addEventListener('submit', (e) => {
-    e.preventDefault();
-    const email = $('signin-email'), password = $('signin-password'), error = $('signin-error');
-    error.textContent = '';
-    clearInvalid(e.target);
-    if (!EMAIL.test(email.value.trim())) return fieldError(email, error, 'Type your e-mail address, such as ada@example.org.');
-    if (!password.value) return fieldError(password, error, 'Type your password.');
-    submitAccount(e, () => api.signIn({ email: email.value.trim(), password: password.value }), error, password, 'Signing in…');
-  });
-
-  $('register-form').addEventListener('submit', (e) => {
-    e.preventDefault();
-    const name = $('register-name'), email = $('register-email'), password = $('register-password'), error = $('register-error');
-    error.textContent = '';
-    clearInvalid(e.target);
-    const n = name.value.trim();
-    if (n.length < 1 || n.length > 80) return fieldError(name, error, 'Your name is shown to the others in a room: 1 to 80 characters.');
-    const address = email.value.trim();
-    if (!EMAIL.test(address) || address.length > 254) return fieldError(email, error, 'That does not look like an e-mail address (one @ and a dot after it, such as ada@example.org).');
-    if (password.value.length < 8) return fieldError(password, error, `The password needs at least 8 characters (it has ${password.value.length}).`);
-    if (password.value.length > 128) return fieldError(password, error, 'The password can have at most 128 characters.');
-    submitAccount(e, () => api.register({ email: address, password: password.value, name: n }), error, email, 'Registering…');
-  });
-
-  async function submitAccount(e, call, error, focusOnError, busyText) {
-    const button = e.target.querySelector('button[type=submit]');
-    const label = button.textContent;
-    button.disabled = true;
-    button.textContent = busyText;
-    try {
-      const account = await call();
-      ready = Promise.resolve(account);
-      e.target.reset();
-      say(`Signed in as ${account.name}.`);
-      location.hash = next;
-    } catch (failure) {
-      // The server's words: "wrong e-mail or password", "an account with this e-mail exists", …
-      const message = failure.status === 0 ? failure.message : failure.status === 429 || failure.status >= 500
-        ? `${failure.message} Please try again in a moment.` : failure.message;
-      fieldError(focusOnError, error, message.charAt(0).toUpperCase() + message.slice(1) + (/[.!?]$/.test(message) ? '' : '.'));
-    } finally {
-      button.disabled = false;
-      button.textContent = label;
-    }
-  }
-
-  // ---- #/profile ----
-  async function showProfile() {
-    await ready;
-    const signedOut = $('profile-signed-out');
-    const body = $('profile-body');
-    let answer;
-    try {
-      answer = await api.profile();
-    } catch (error) {
-      if (error.status === 401) {
-        signedOut.hidden = false;
-        body.hidden = true;
-        return;
-      }
-      say(error.message, { error: true });
-      return;
-    }
-    signedOut.hidden = true;
-    body.hidden = false;
-    $('profile-name').value = answer.account.name;
-    $('profile-email').textContent = answer.account.email;
-    const list = $('profile-rooms');
-    list.replaceChildren(...answer.rooms.map(roomItem));
-    if (answer.rooms.length === 0) list.append(el('li', { class: 'empty-note' }, 'You have no rooms yet. ', el('a', { href: '#/draw' }, 'Create one'), '.'));
-  }
-
-  $('profile-form').addEventListener('submit', async (e) => {
-    e.preventDefault();
-    const name = $('profile-name'), error = $('profile-error');
-    error.textContent = '';
-    clearInvalid(e.target);
-    const n = name.value.trim();
-    if (n.length < 1 || n.length > 80) return fieldError(name, error, 'Your name needs 1 to 80 characters.');
-    try {
-      const account = await api.updateProfile({ name: n });
-      say(`Your name is now ${account?.name ?? n}.`);
-    } catch (failure) {
-      fieldError(name, error, failure.message);
-    }
-  });
-  $('profile-sign-out').addEventListener('click', signOut);
-  $('signin-sign-out').addEventListener('click', signOut);
-
-  // Marks the field wrong, says why next to it (a live region) and puts the cursor there.
-  function fieldError(field, box, message) {
-    field.setAttribute('aria-invalid', 'true');
-    box.textContent = message;
-    field.focus();
-  }
-  function clearInvalid(form) {
-    for (const field of form.querySelectorAll('[aria-invalid]')) field.removeAttribute('aria-invalid');
-  }
-
   return {
-    /** Resolves once whether this browser is signed in is known. */
-    ready: () => ready,
-    show(view, arg) {
-      if (view === 'draw') showList();
-      else if (view === 'signin') showSignIn(arg);
-      else if (view === 'profile') showProfile();
-    },
+    show: showList,
+    roomItem,
     copyLinkButton,
   };
 }
