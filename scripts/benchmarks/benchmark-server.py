@@ -4,6 +4,7 @@
   - cold latency of a first 2XHE USDZ: fetch from a local archive stand-in, read, mesh, write;
   - memory under 1, 10 and 50 concurrent conversions (server RSS sampled every 20 ms).
 The archive stand-in is scripts/proteinar_testing's, serving the fixture as files.rcsb.org would.
+Adding to the library needs an account: each server gets one (registered before the clock starts).
 
     scripts/benchmarks/benchmark-server.py      (DURATION=10 seconds of wrk, CONNECTIONS=32;
                                                  PROTEINAR_BIN, default .build/release/proteinar, built if missing)"""
@@ -11,6 +12,7 @@ import json, os, re, shutil, subprocess, sys, tempfile, threading, time
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
+from proteinar_testing.accounts import library_token  # noqa: E402
 from proteinar_testing.archive import ArchiveStandIn  # noqa: E402
 from proteinar_testing.http_client import fetch  # noqa: E402
 from proteinar_testing.paths import FIXTURES, ROOT  # noqa: E402
@@ -26,11 +28,17 @@ duration, connections = int(os.environ.get("DURATION", "10")), int(os.environ.ge
 tmp = tempfile.mkdtemp(prefix="proteinar-bench-")
 archive = ArchiveStandIn({"2XHE.cif.gz": os.path.join(FIXTURES, "2XHE.cif.gz")}, {})
 
-def serve(name):
-    return ServerProcess(binary, work=tmp, data_dir=os.path.join(tmp, name), rcsb_url=archive.url, starter=False, name=name, timeout=30)
+# A server with per-client conversion limits (docs/security.md) would answer this one client's 50
+# conversions at once with 429: the benchmark lifts them to measure memory under that load.
+LIMITS = ["--conversions-per-client", "64", "--waiting-conversions", "64"]
+lifts = "--conversions-per-client" in subprocess.run([binary, "serve", "--help"], capture_output=True, text=True).stdout
 
-def request(url, data=None, headers=None):
-    r = fetch(url, "POST" if data is not None else "GET", data, headers={"Accept": "*/*", **(headers or {})}, timeout=300)
+def serve(name, extra=()):
+    return ServerProcess(binary, work=tmp, data_dir=os.path.join(tmp, name), rcsb_url=archive.url, starter=False, name=name, timeout=30,
+                         extra=extra)
+
+def request(url, data=None, headers=None, token=None):
+    r = fetch(url, "POST" if data is not None else "GET", data, token=token, headers={"Accept": "*/*", **(headers or {})}, timeout=300)
     return r.status, r.raw
 
 def rss(pid):
@@ -43,8 +51,9 @@ def rss(pid):
 cold = []
 for k in range(3):
     server = serve(f"cold{k}"); base = server.url
+    token = library_token(server)
     t0 = time.perf_counter()
-    s1, _ = request(base + "/api/molecules", json.dumps({"id": "2XHE"}).encode(), {"Content-Type": "application/json"})
+    s1, _ = request(base + "/api/molecules", json.dumps({"id": "2XHE"}).encode(), {"Content-Type": "application/json"}, token)
     t1 = time.perf_counter()
     s2, body = request(base + "/api/molecules/2XHE/model.usdz?style=cartoon")
     t2 = time.perf_counter()
@@ -57,8 +66,8 @@ for total, fetched, model, size in cold:
     print(f"  {total*1000:6.0f} ms = fetch+read+store {fetched*1000:5.0f} ms + mesh+write USDZ {model*1000:5.0f} ms ({size/1e6:.1f} MB)")
 
 # Cached throughput.
-server = serve("warm"); base = server.url
-request(base + "/api/molecules", json.dumps({"id": "2XHE"}).encode(), {"Content-Type": "application/json"})
+server = serve("warm", LIMITS if lifts else ()); base = server.url
+request(base + "/api/molecules", json.dumps({"id": "2XHE"}).encode(), {"Content-Type": "application/json"}, library_token(server))
 def wrk(url):
     _, body = request(url)  # made once, then served from the cache
     w = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{duration}s", "--latency", url], capture_output=True, text=True).stdout
@@ -77,7 +86,9 @@ for label, path in [("2XHE GLB, default (cartoon, 250,288 triangles)", "/api/mol
     print(f"  {label:<48} {size/1e6:5.2f} MB: {rps:8,.0f} requests/s, p50 {p50:6.2f} ms, p99 {p99:6.2f} ms, {errors} errors, {rps*size/1e9:.1f} GB/s")
 _, rps, p50, p99, _ = results["2XHE GLB, default (cartoon, 250,288 triangles)"]
 
-# Memory under concurrent conversions: distinct options so that none comes from the cache.
+# Memory under concurrent conversions: distinct options so that none comes from the cache. Distinct
+# sizes (two significant digits: a server quantises `size` to that, and `max-triangles` to the
+# 1-2-5 series, so distinct triangle budgets would share a few cache keys).
 pid = server.pid
 def burst(n, offset):
     peak = [rss(pid)]; stop = threading.Event()
@@ -86,15 +97,15 @@ def burst(n, offset):
     t = threading.Thread(target=sample); t.start()
     before = rss(pid); t0 = time.perf_counter()
     with ThreadPoolExecutor(n) as pool:
-        statuses = list(pool.map(lambda i: request(f"{base}/api/molecules/2XHE/model.glb?style=cartoon&max-triangles={offset + i * 1000}")[0], range(n)))
+        statuses = list(pool.map(lambda i: request(f"{base}/api/molecules/2XHE/model.glb?style=cartoon&size={(offset + i) / 10:.1f}")[0], range(n)))
     elapsed = time.perf_counter() - t0
     stop.set(); t.join()
-    assert all(s == 200 for s in statuses)
+    assert all(s == 200 for s in statuses), statuses
     return before, peak[0], rss(pid), elapsed
 print("\nServer memory (RSS) while converting 2XHE concurrently (each request distinct, so none is cached):")
-offset = 100000
+offset = 10  # sizes 1.0, then 1.1 to 2.0, then 2.1 to 7.0
 for n in (1, 10, 50):
-    before, peak, after, elapsed = burst(n, offset); offset += 100000
+    before, peak, after, elapsed = burst(n, offset); offset += n
     print(f"  {n:3d} at once: before {before/1e6:5.0f} MB, peak {peak/1e6:5.0f} MB, after {after/1e6:5.0f} MB; {elapsed:.1f} s, {n/elapsed:.1f} conversions/s")
 server.stop()
 archive.close()

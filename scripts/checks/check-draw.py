@@ -11,7 +11,10 @@ WebXR stand-in of check-web.py). Strokes drawn with the mouse in one page appear
 undo, clear (after a confirmation), notes (shown as text, never markup), presence, the status line,
 a dropped connection (nothing lost, nothing twice), a guest who may only watch, AR drawing, the
 room's USDZ (it must answer 200 and pass usdz-check: a 404 is a failure, not a skip), and the
-map's list of rooms by distance when the map tiles cannot load (always so here: no internet). Each
+map's list of rooms by distance when the map tiles cannot load (always so here: no internet, and the
+server's Content-Security-Policy keeps images to its own origin). Ada, the server's first account, is
+shown as its administrator; a bare socket with no account and no guest key is counted as a watcher,
+not listed. No page may break the Content-Security-Policy (a console message naming it fails). Each
 check prints ok/FAIL; the script ends with `N passed, M failed` and exits 1 on a failure."""
 import json, math, os, subprocess, sys, time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
@@ -22,6 +25,10 @@ from proteinar_testing.http_client import fetch
 from proteinar_testing.paths import CHECK_USDZ
 from proteinar_testing.report import Tally
 from proteinar_testing.server import ServerProcess
+from proteinar_testing.venv import require
+
+require(__file__, ["websockets"], "check-draw: websockets (a bare watcher's socket)")
+from websockets.sync.client import connect as ws_connect  # noqa: E402
 
 binary = os.path.abspath(sys.argv[1])
 shots = sys.argv[sys.argv.index("--screenshots") + 1] if "--screenshots" in sys.argv else None
@@ -114,6 +121,7 @@ try:
     ada.click("#register-form button[type=submit]")
     bar = ada.wait("return location.hash === '#/draw' && document.getElementById('draw-account').textContent.includes('Ada') && document.getElementById('draw-account').textContent", 20)
     check("register through the page: signed in as Ada, back on the rooms", bool(bar), str(ada.js("return [location.hash, document.getElementById('register-error').textContent]")))
+    check("the server's first account is shown as its administrator", bool(bar and "Ada (administrator)" in bar), str(bar))
     ada.click("#draw-account button")  # Sign out
     ada.wait("return document.getElementById('draw-account').textContent.includes('guest')", 10)
     ada.go(base + "/#/signin")
@@ -144,7 +152,8 @@ try:
     bob.type_into("#register-email", "bob@example.org")
     bob.type_into("#register-password", "bobs password")
     bob.click("#register-form button[type=submit]")
-    check("a second person registers in a second browser", bool(bob.wait("return location.hash === '#/draw' && document.getElementById('draw-account').textContent.includes('Bob')", 20)))
+    bar = bob.wait("return location.hash === '#/draw' && document.getElementById('draw-account').textContent.includes('Bob') && document.getElementById('draw-account').textContent", 20)
+    check("a second person registers in a second browser (a member, not an administrator)", bool(bar and "administrator" not in bar), str(bar))
 
     # ---- A room ----
     ada.go(base + "/#/draw")
@@ -176,6 +185,17 @@ try:
     check("the second page joins the room live", bool(wait_live(bob)))
     here = ada.wait("const t = document.getElementById('room-peers').textContent; return t.includes('Bob') && t.includes('Ada') && t", 20)
     check("presence: the first page lists both people", bool(here), str(ada.js("return document.getElementById('room-peers').textContent")))
+
+    # Someone watching with no account and no guest key (a bare socket) is counted, not listed.
+    with ws_connect(f"{server.ws}/api/rooms/{room_id}/live", open_timeout=10, close_timeout=2) as watcher:
+        hello = json.loads(watcher.recv(timeout=10))
+        counted = ada.wait("const w = document.querySelector('#room-peers .watchers'); return w && w.dataset.watchers === '1' && w.textContent", 20)
+        listed = ada.js("return document.querySelectorAll('#room-peers li[data-peer]').length")
+        peers = ada.js("return document.getElementById('room-peers').textContent")
+    check("an anonymous watcher is counted beside the people here, not listed", hello.get("type") == "welcome" and bool(counted) and listed == 2,
+          f"{hello.get('type')} {counted!r} listed={listed} {peers!r}")
+    check("the watcher's count goes when it leaves",
+          bool(ada.wait("return !document.querySelector('#room-peers .watchers') && document.querySelectorAll('#room-peers li[data-peer]').length === 2", 20)))
 
     # ---- Drawing, undo ----
     before = strokes(bob)
@@ -347,9 +367,13 @@ except Exception as e:
     import traceback; traceback.print_exc()
     check("the browser run finished", False, repr(e))
 finally:
+    csp = []
     for browser in (ada, bob, guest):
-        if browser: browser.close()
+        if browser:
+            csp += [f"{browser.base}: {m}" for m in browser.csp_violations()]
+            browser.close()
     server.close()
     archive.close()
+check("no page broke the Content-Security-Policy (console messages naming it)", csp == [], "\n  ".join(csp[:10]))
 print(tally.summary())
 sys.exit(tally.exit_code())

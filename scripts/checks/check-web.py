@@ -3,13 +3,18 @@
 SwiftShader), driven over the W3C WebDriver protocol, against a real `proteinar serve` whose archive
 is a local stand-in for the RCSB (files, Search API, Data API) on loopback.
 
+Adding to the library (Get of a new entry, upload, keeping a design) needs an account: the run starts
+signed out (library entries still open; an upload and a new entry say to sign in, with a link), then
+registers through that link and carries on signed in (My molecules, Keep, Delete). Every page must
+keep to the server's Content-Security-Policy: a console message naming it fails the run.
+
     scripts/checks/check-web.py PROTEINAR_BIN [--screenshots docs]
 
 Each check prints ok/FAIL; the script ends with `N passed, M failed` and exits 1 on a failure."""
 import base64, os, subprocess, sys, tempfile, urllib.request
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
 from proteinar_testing.archive import ArchiveStandIn
-from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser
+from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser, fill_registration, register_through_page
 from proteinar_testing.paths import CHECK_USDZ, DECODE_QR, FIXTURES
 from proteinar_testing.ports import free_port
 from proteinar_testing.report import Tally
@@ -21,7 +26,7 @@ tally = Tally()
 check = tally.check
 
 TITLES = {"1AKE": ("STRUCTURE OF THE COMPLEX BETWEEN ADENYLATE KINASE FROM ESCHERICHIA COLI AND THE INHIBITOR AP5A", "X-RAY DIFFRACTION", 2.0, "1992-01-15")}
-# Files: 5PTI only (1AKE, which the flow opens, is in the starter library already).
+# Files: 5PTI (the flow opens 1AKE and 5PTI, both in the starter library too; 4HHB is in neither).
 archive = ArchiveStandIn({"5PTI.cif.gz": os.path.join(FIXTURES, "5PTI.cif.gz")}, TITLES)
 server = ServerProcess(binary, rcsb_url=archive.url, name="web")
 base = server.url
@@ -52,6 +57,17 @@ def tab_to(browser, css, presses=60):
         browser.keys(TAB)
     return False
 
+# Console messages naming the Content Security Policy, from every browser of the run.
+csp = []
+def keep_csp(browser):
+    csp.extend(f"{browser.base}: {m}" for m in browser.csp_violations())
+
+STATUS_ERROR = "const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent"
+# The status line's "… needs an account. Sign in or register, then …" with its link to the sign-in page.
+NEEDS_ACCOUNT = ("const s = document.getElementById('status'); const a = s.querySelector('a[href^=\"#/signin/\"]');"
+                 " return s.classList.contains('error') && a && /account/.test(s.textContent) && [s.textContent, a.getAttribute('href')]")
+LIBRARY_IDS = "return [...document.querySelectorAll('#library-list li[data-molecule]')].map(li => li.dataset.molecule)"
+
 def decode_qr(data_url):
     path = os.path.join(tempfile.mkdtemp(prefix="proteinar-qr-"), "qr.png")
     with open(path, "wb") as f: f.write(base64.b64decode(data_url.split(",", 1)[1]))
@@ -81,6 +97,10 @@ try:
     title = wait("const t = document.getElementById('details-title'); return !document.getElementById('details').hidden && t.textContent")
     check("the details panel shows the title", bool(title and "1AKE" in title), str(title))
     check("keyboard focus left the ID field after Get (the phone keyboard closes)", js("return document.activeElement !== document.getElementById('entry-id')"))
+    check("signed out, an entry the library has opens without an account (and no Keep is offered)",
+          js("return document.getElementById('status').textContent.startsWith('1AKE') && !document.querySelector('#details-keep button')"))
+    check("on http://127.0.0.1 (a secure context) the notice about HTTPS is not shown",
+          js("return window.isSecureContext === true && document.getElementById('insecure-notice').hidden"))
     shot("explore")
 
     # Changing style re-renders.
@@ -90,10 +110,13 @@ try:
     check("changing the style re-renders the view", bool(after))
 
     # The camera button yields a PNG.
-    js("""window.__saved = null; const click = HTMLAnchorElement.prototype.click;
+    # The saved file is read from the Blob its address was made for: fetching a blob: address would
+    # break the page's connect-src 'self'.
+    js("""window.__saved = null; window.__blobs = {}; const click = HTMLAnchorElement.prototype.click;
+          const made = URL.createObjectURL; URL.createObjectURL = (blob) => { const url = made(blob); window.__blobs[url] = blob; return url; };
           HTMLAnchorElement.prototype.click = function () { if (this.download) { window.__saved = this.href; return; } return click.call(this); };""")
     click("#camera-button")
-    png = wait("return window.__saved && fetch(window.__saved).then(r => r.arrayBuffer()).then(b => Array.from(new Uint8Array(b.slice(0, 8))))", 30)
+    png = wait("return window.__saved && window.__blobs[window.__saved].arrayBuffer().then(b => Array.from(new Uint8Array(b.slice(0, 8))))", 30)
     check("the camera button yields a PNG", png is not None and png[:4] == [0x89, 0x50, 0x4E, 0x47], str(png))
 
     # Keyword search lists results (from the stand-in's Search and Data APIs).
@@ -115,21 +138,89 @@ try:
     b.keys("\ue014", "\ue014", "+")
     check("arrow keys and + redraw the focused 3D view", bool(wait("return window.__frames > 0", 20)))
 
+    # Signed out, Get of an entry the library does not have says that adding it needs an account.
+    js("document.getElementById('entry-id').value = ''")
+    type_into("#entry-id", "4HHB\ue007")
+    said = wait(NEEDS_ACCOUNT, 30)
+    check("signed out, Get of an entry the library lacks (4HHB) says adding needs an account, with a link to sign in",
+          bool(said and "4HHB" in said[0] and said[1].startswith("#/signin/%23%2Fexplore")), str(said or js("return document.getElementById('status').textContent")))
+
     # Library.
     b.go(base + "/#/library")
     items = wait("return document.querySelectorAll('#library-list li img').length")
     check("the library lists molecules with thumbnails", bool(items and items >= 10), str(items))
     wait("return [...document.querySelectorAll('#library-list img')].slice(0, 4).every(i => i.complete && i.naturalWidth > 0)", 60)
     shot("library")
+    check("signed out, the library offers no Delete, no Keep and no My molecules",
+          js("return !document.querySelector('#library-list button') && document.getElementById('library-mine-field').hidden"
+             " && document.getElementById('library-account').textContent.includes('sign in')"))
+
+    # Signed out, an upload is refused with a way to sign in; the library stays as it was.
+    good = os.path.join(FIXTURES, "benzene.xyz")
+    count = js("return document.querySelectorAll('#library-list li img').length")
+    b.wd("POST", b.s + f"/element/{find('#upload-file')}/value", {"text": good})
+    said = wait(NEEDS_ACCOUNT, 30)
+    check("signed out, an upload says adding to the library needs an account, with a link to sign in",
+          bool(said and "benzene.xyz" in said[0] and said[1] == "#/signin/%23%2Flibrary"), str(said or js("return document.getElementById('status').textContent")))
+    check("the library is unchanged after the refused upload", js("return document.querySelectorAll('#library-list li img').length") == count)
+
+    # Sign in through that link (registering: the first account of this server, its administrator),
+    # back to the library, and the same upload works.
+    click("#status a[href^='#/signin/']")
+    wait("return !document.getElementById('view-signin').hidden", 10)
+    back = fill_registration(b, "Rosalind", "rosalind@example.org", "#/library")
+    bar = wait("const t = document.getElementById('library-account').textContent; return t.includes('Signed in as Rosalind') && t", 20)
+    check("the message's link registers and comes back to the library, signed in as the administrator",
+          bool(back and bar and "(administrator)" in bar), str(js("return [location.hash, document.getElementById('library-account').textContent, document.getElementById('register-error').textContent]")))
+    b.wd("POST", b.s + f"/element/{find('#upload-file')}/value", {"text": good})
+    added = wait("const s = document.getElementById('status').textContent; return s.startsWith('Added ') && s", 60)
+    uploaded = added.split(":")[0].removeprefix("Added ").strip() if added else None
+    check("signed in, the same upload is added to the library",
+          bool(added and wait("return document.querySelector(`#library-list li[data-molecule='${arguments[0]}'] img`)", 20, uploaded)), str(added))
+
+    # My molecules: what this account added, and only that.
+    click("#library-mine")
+    mine = wait("return location.hash === '#/library/mine' && document.getElementById('library-title').textContent === 'My molecules'"
+                " && !document.getElementById('library-list').hasAttribute('aria-busy') && (() => { " + LIBRARY_IDS + " })()", 20)
+    check("My molecules lists what was added (the upload), and only that", mine == [uploaded], str(mine))
+    shot("library-mine")
 
     # An unreadable upload names the file and leaves the library as it was.
+    click("#library-mine")
+    wait("return location.hash === '#/library' && document.querySelectorAll('#library-list li img').length > 1", 20)
     bad = os.path.join(server.tmp, "notes.pdb")
     with open(bad, "w") as f: f.write("this is not a structure file\n")
     count = js("return document.querySelectorAll('#library-list li img').length")
     b.wd("POST", b.s + f"/element/{find('#upload-file')}/value", {"text": bad})
     err = wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent", 30)
-    check("an unreadable upload shows an error naming the file", bool(err and "notes.pdb" in err), str(err))
+    check("an unreadable upload shows an error naming the file", bool(err and "notes.pdb" in err and "account" not in err), str(err))
     check("the library is unchanged after a bad upload", js("return document.querySelectorAll('#library-list li img').length") == count)
+
+    # Keep on a molecule's details: 1AKE joins My molecules; pressed again, it leaves.
+    b.go(base + "/#/explore/1AKE")
+    keep = "#details-keep button.keep"
+    shown = wait(f"const k = document.querySelector(\"{keep}\"); return k && k.getAttribute('aria-pressed')", 60)
+    click(keep)
+    kept = wait(f"return document.querySelector(\"{keep}\").getAttribute('aria-pressed') === 'true' && document.getElementById('status').textContent", 20)
+    b.go(base + "/#/library/mine")
+    listed = wait("return !document.getElementById('library-list').hasAttribute('aria-busy') && (() => { const l = (() => { " + LIBRARY_IDS + " })(); return l.length === 2 && l; })()", 20)
+    check("Keep on a molecule's details puts it in My molecules", shown == "false" and bool(kept and "Kept 1AKE" in kept) and listed and "1AKE" in listed,
+          f"{shown!r} {kept!r} {listed!r}")
+    b.go(base + "/#/explore/1AKE")
+    wait(f"const k = document.querySelector(\"{keep}\"); return k && k.getAttribute('aria-pressed') === 'true'", 60)
+    click(keep)
+    unkept = wait(f"return document.querySelector(\"{keep}\").getAttribute('aria-pressed') === 'false' && document.getElementById('status').textContent", 20)
+    b.go(base + "/#/library/mine")
+    left = wait("return !document.getElementById('library-list').hasAttribute('aria-busy') && (() => { const l = (() => { " + LIBRARY_IDS + " })(); return l.length === 1 && l; })()", 20)
+    check("pressed again, Keep takes it off My molecules", bool(unkept and "Took 1AKE off" in unkept) and left == [uploaded], f"{unkept!r} {left!r}")
+
+    # Delete, offered once signed in: the person who added the upload deletes it.
+    b.go(base + "/#/library")
+    wait(f"return document.querySelector(\"#library-list button[aria-label='Delete {uploaded}']\")", 20)
+    js("window.confirm = () => true")
+    click(f"#library-list button[aria-label='Delete {uploaded}']")
+    gone = wait(f"return document.getElementById('status').textContent === 'Deleted {uploaded}.' && !document.querySelector(\"#library-list li[data-molecule='{uploaded}']\")", 20)
+    check("signed in, Delete is offered, and the person who added an upload deletes it", bool(gone), str(js("return document.getElementById('status').textContent")))
 
     # An entry the archive does not have.
     b.go(base + "/#/explore")
@@ -198,6 +289,9 @@ try:
     check("Build: View in AR, camera and record are offered for the design",
           js("return !!document.getElementById('build-ar-button') && !document.getElementById('camera-button').hidden"))
     shot("build")
+    click("#build-save")
+    saved = wait("const s = document.getElementById('status').textContent; return s.startsWith('Kept in the library as ') && s", 60)
+    check("Build: signed in, Keep in the library saves the design", bool(saved), str(js("return document.getElementById('status').textContent")))
     # An impossible design: two long helices and a 1-residue coil.
     js("""const inputs = document.querySelectorAll('#build-pieces input');
           const set = (i, v) => { inputs[i].value = v; inputs[i].dispatchEvent(new Event('change')); };
@@ -237,6 +331,7 @@ try:
 except Exception as e:
     check("the browser run finished", False, repr(e))
 finally:
+    keep_csp(b)
     b.close()
 
 # Android Chrome: WebXR immersive-ar with hit-test (navigator.xr stubbed, see XR_STUB), Scene Viewer beside it.
@@ -283,21 +378,32 @@ try:
 except Exception as e:
     check("the Android AR run finished", False, repr(e))
 finally:
-    if phone: phone.close()
+    if phone:
+        keep_csp(phone)
+        phone.close()
 
 # Without WebGL2 (a real switch of Chromium's): a message in place of the 3D view; the rest works.
 plain = None
 try:
-    plain = Browser(args=["--disable-webgl"])
+    # proteinar.test is this machine too (the resolver rule), but not a secure context as 127.0.0.1 is.
+    plain = Browser(args=["--disable-webgl", "--host-resolver-rules=MAP proteinar.test 127.0.0.1"])
     plain.go(base + "/#/explore")
     msg = plain.wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent", 20)
     check("without WebGL2 the page says so", bool(msg and "WebGL2" in msg), str(msg))
     plain.type_into("#search-words", "kinase\ue007")
     check("without WebGL2 the search still works", bool(plain.wait("const l = document.getElementById('search-results'); return !l.hidden && l.textContent.includes('1AKE')", 30)))
+    plain.go(f"http://proteinar.test:{server.port}/")
+    notice = plain.wait("const n = document.getElementById('insecure-notice'); return window.isSecureContext === false && !n.hidden && n.textContent", 20)
+    check("on a page that is not secure (plain HTTP, not localhost) a notice says to ask for HTTPS",
+          bool(notice and "HTTPS" in notice and "ask whoever runs this server" in notice), str(notice))
+    plain.click("#insecure-dismiss")
+    check("the notice about HTTPS can be dismissed", bool(plain.wait("return document.getElementById('insecure-notice').hidden", 5)))
 except Exception as e:
     check("the no-WebGL2 run finished", False, repr(e))
 finally:
-    if plain: plain.close()
+    if plain:
+        keep_csp(plain)
+        plain.close()
 server.close()
 
 # The RCSB unreachable: clear messages for fetch and search; the library still opens.
@@ -305,7 +411,8 @@ offline, lone = None, None
 try:
     offline = ServerProcess(binary, rcsb_url=f"http://127.0.0.1:{free_port()}", name="web-offline")
     lone = Browser()
-    lone.go(offline.url + "/#/explore")
+    # Get adds to the library: signed in, so that what is tested is the archive being unreachable.
+    check("the RCSB unreachable: registering through the sign-in page works", bool(register_through_page(lone, offline.url, "Dorothy", back="#/explore")))
     lone.wait("return !document.getElementById('view-explore').hidden")
     lone.type_into("#entry-id", "4HHB\ue007")
     err = lone.wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent", 60)
@@ -320,8 +427,11 @@ try:
 except Exception as e:
     check("the offline run finished", False, repr(e))
 finally:
-    if lone: lone.close()
+    if lone:
+        keep_csp(lone)
+        lone.close()
     if offline: offline.close()
     archive.close()
+check("no page broke the Content-Security-Policy (console messages naming it)", csp == [], "\n  ".join(csp[:10]))
 print(tally.summary())
 sys.exit(tally.exit_code())

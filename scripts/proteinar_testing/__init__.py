@@ -6,9 +6,10 @@
   server       ServerProcess(binary, work=, data_dir=, database_url=, rcsb_url=, starter=, extra=, name=):
                `proteinar serve` on a port it picks, waited for; .url .ws .pid; stop() kill() restart() close()
   http_client  http(server, method, path, body, token=, cookie=, csrf=, guest=) -> Response; fetch(url); want()
-  accounts     Account(server, name), make_room(), add_member(), room_state(), room_log(), rid()
+  accounts     Account(server, name), library_token(server), make_room(), add_member(), room_state(), room_log(), rid()
   archive      ArchiveStandIn(files, titles): the RCSB on loopback, for --rcsb-url
-  browser      Browser(): headless Chromium over WebDriver; XR_STUB, ANDROID_UA
+  browser      Browser(): headless Chromium over WebDriver, .csp_violations(); XR_STUB, ANDROID_UA;
+               register_through_page(browser, base, name, back)
   postgres     test_url(), start(), stop(), fresh_database(tag)
   report       Fail, Skip, expect(), short(), Tally (ok/FAIL/skip lines and `N passed, M failed`)
 

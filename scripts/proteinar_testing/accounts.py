@@ -1,5 +1,6 @@
-"""Accounts and rooms through the HTTP API: register, sign in, make a room with members, read a
-room's state and its whole operation log. Unexpected answers raise Fail with what arrived."""
+"""Accounts and rooms through the HTTP API: register, sign in, an account for adding to the library,
+make a room with members, read a room's state and its whole operation log. Unexpected answers raise
+Fail with what arrived."""
 import random
 import string
 
@@ -35,6 +36,13 @@ class Account:
         body = want(http(server, "POST", "/api/sessions", {"email": self.email, "password": self.password, "kind": "token"}),
                     200, f"sign in {self.email}")
         return body["token"]
+
+
+def library_token(server, name="Librarian"):
+    """A bearer token of a new account, for adding to the library (RCSB/AlphaFold fetch, upload,
+    saving a design): the server refuses those without an account (401) unless it runs with
+    --open-library. The first account made on a server is its administrator."""
+    return Account(server, name).token
 
 
 def add_member(server, owner, room, member):

@@ -1,6 +1,7 @@
 """A headless Chromium (Debian's chromium and chromium-driver; WebGL2 through SwiftShader) driven
 over the W3C WebDriver protocol, with chromedriver's CDP passthrough for what WebDriver lacks
-(scripts before the page's own); and the Android phone the browser checks pretend to be."""
+(scripts before the page's own); its console (Content-Security-Policy violations among it); the
+Android phone the browser checks pretend to be; and registering through the app's own sign-in page."""
 import base64
 import json
 import shutil
@@ -8,7 +9,9 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from urllib.parse import quote
 
+from .accounts import PASSWORD, rid
 from .ports import free_port
 
 ANDROID_UA = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36"
@@ -75,6 +78,7 @@ class Browser:
             "args": ["--headless=new", "--no-sandbox", "--enable-unsafe-swiftshader", "--use-angle=swiftshader",
                      f"--window-size={width},{height}", *args]}}}})["sessionId"]
         self.s = f"/session/{self.session}"
+        self.logged = []  # every console message read so far (chromedriver hands each out once)
 
     def wd(self, method, path, body=None):
         r = urllib.request.Request(self.base + path, method=method, data=json.dumps(body).encode() if body is not None else None,
@@ -112,6 +116,21 @@ class Browser:
             time.sleep(0.2)
         return None
 
+    def console(self):
+        """The console messages since the last call ({level, message, source}), also kept in self.logged."""
+        try:
+            entries = self.wd("POST", self.s + "/se/log", {"type": "browser"})
+        except Exception:  # noqa: BLE001 — a driver without the log: nothing to report
+            entries = []
+        self.logged += entries
+        return entries
+
+    def csp_violations(self):
+        """Every console message so far that names the Content Security Policy (what the browser
+        refused: an inline style or script, a load from another origin)."""
+        self.console()
+        return [e["message"] for e in self.logged if "Content Security Policy" in e.get("message", "")]
+
     def screenshot(self, path):
         with open(path, "wb") as f: f.write(base64.b64decode(self.wd("GET", self.s + "/screenshot")))
 
@@ -120,3 +139,23 @@ class Browser:
             if self.session: self.wd("DELETE", self.s)
         except Exception: pass
         self.driver.terminate()
+
+
+def register_through_page(browser, base, name, back="#/", timeout=30):
+    """Registers a new account (a unique e-mail) with the app's own sign-in page, which then returns
+    to `back`; the browser is signed in with the session cookie from then on. Returns the e-mail, or
+    None when the page did not come back to `back` signed in."""
+    email = f"{name.lower()}-{rid('')}@example.org"
+    browser.go(f"{base}/#/signin/{quote(back, safe='')}")
+    if not browser.wait("return !document.getElementById('view-signin').hidden", timeout):
+        return None
+    return email if fill_registration(browser, name, email, back, timeout) else None
+
+
+def fill_registration(browser, name, email, back, timeout=30, password=PASSWORD):
+    """Fills and sends the register form of the sign-in page on show; true once the page is back at `back`."""
+    browser.type_into("#register-name", name)
+    browser.type_into("#register-email", email)
+    browser.type_into("#register-password", password)
+    browser.click("#register-form button[type=submit]")
+    return bool(browser.wait("return location.hash === arguments[0] && document.getElementById('view-signin').hidden", timeout, back))
