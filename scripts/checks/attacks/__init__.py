@@ -1,0 +1,1 @@
+"""The attacks of scripts/checks/check-attacks.py, a module per group (docs/security.md)."""

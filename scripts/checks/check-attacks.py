@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Issue 14's attacks against a real `proteinar serve`, as an outsider would try them, each against a
+fresh server (so its peak RSS, VmHWM, is that attack's), with GET /healthz probed every 50 ms from
+another process meanwhile. docs/security.md says how the server must answer.
+
+    scripts/checks/check-attacks.py PROTEINAR_BIN [--only 3,7]
+
+ 1. roles: anonymous DELETE/upload/fetch → 401, a non-owner's DELETE → 403, cross-site text/plain
+    → 415/401 and nothing stored; owners delete their uploads, the administrator anything;
+ 2. 30 uploads of 7.6 MB by one account: refused at the quota (413) or hourly limit (429);
+ 3. gzip in gzip (a few KB of gigabytes), alone and three at once → 413; a damaged gzip → 422;
+ 4. a 50 MB title: listings stay small, titles at most 300 characters, eight listings at once fast;
+ 5. 30 heavy conversions abandoned after 2 s → refused or bounded; another visitor's model still
+    quick; the server not kept busy after they leave; 2048 px thumbnails and huge selections → 400;
+ 6. a full public room's model: bounded size and triangles, cached by sequence;
+ 7. 2,000 anonymous watchers of one room, with default caps and with caps of 2,000: under 100 MB
+    sent while they join, RSS back within 100 MB after they leave;
+ 8. HTTP edge: slow, silent, idle and malformed (a NUL byte in a header) connections closed within
+    30 s, 100 KB of headers → 431, 1,050 silent connections do not stop /healthz, SIGTERM ends it
+    within 10 s;
+ 9. security headers, /metrics and /healthz details behind a token, no tokens from URLs, bcrypt
+    throttled per address, designs cached, rooms per account capped, the room list paged.
+In every attack: the server's peak RSS under 1 GB and /healthz p99 under 200 ms.
+
+Prints `ok`/`FAIL` lines, each attack's figures, a table, and `N passed, M failed`; exits 1 on a
+failure. Nothing is skipped: what could not be tried is a FAIL. Server logs are kept (folder named
+at the end, without the servers' data) when something failed."""
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
+from attacks.context import RUN, run, table  # noqa: E402
+from attacks.conversions import check_conversions  # noqa: E402
+from attacks.edge import check_edge  # noqa: E402
+from attacks.roles import check_roles  # noqa: E402
+from attacks.rooms import check_room_model, check_watchers  # noqa: E402
+from attacks.small import check_small  # noqa: E402
+from attacks.uploads import check_disk_fill, check_long_title, check_nested_gzip  # noqa: E402
+from proteinar_testing import server as servers  # noqa: E402
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+        sys.exit(__doc__)
+    RUN.binary = os.path.abspath(sys.argv[1])
+    if not os.access(RUN.binary, os.X_OK):
+        sys.exit(f"{RUN.binary}: not an executable")
+    if "--only" in sys.argv:
+        RUN.only = {x.strip() for x in sys.argv[sys.argv.index("--only") + 1].split(",")}
+    RUN.tmp = tempfile.mkdtemp(prefix="proteinar-attacks-")
+    started = time.monotonic()
+    print(f"attacks on {RUN.binary} ({os.cpu_count()} cores), {time.strftime('%Y-%m-%d %H:%M:%S')}", flush=True)
+    run("1", "roles: who may write and delete", check_roles)
+    run("2", "disk fill: 30 uploads of 7.6 MB", check_disk_fill)
+    run("3", "gzip in gzip; damaged gzip", check_nested_gzip)
+    run("4", "a 50 MB title; 8 listings at once", check_long_title)
+    run("5", "conversions abandoned by their clients", check_conversions)
+    run("6", "a full public room's model", check_room_model)
+    run("7", "2,000 watchers in one room", check_watchers)
+    run("8", "HTTP edge: slow, silent, big, SIGTERM", check_edge)
+    run("9", "headers, metrics, tokens, bcrypt, caches, caps", check_small)
+    servers.stop_all()
+    print("\n" + table())
+    print(f"\nattacks: {RUN.passed} passed, {RUN.failed} failed in {time.monotonic() - started:.0f} s")
+    if RUN.failed:
+        for name in os.listdir(RUN.tmp):  # the logs stay; the libraries (hundreds of MB) go
+            if name.startswith("data-"):
+                shutil.rmtree(os.path.join(RUN.tmp, name), ignore_errors=True)
+        print(f"server logs: {RUN.tmp}")
+        sys.exit(1)
+    shutil.rmtree(RUN.tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()  # servers still running at exit are killed (proteinar_testing.server)

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""schemathesis (PyPI, in .venv: scripts/tools/setup-python.sh) against a real `proteinar serve` and
+its own /api/openapi.yaml, for SECONDS (default 600): no server error (5xx) and no answer that
+breaks the document (its schemas, status codes and media types) over the whole run.
+
+    scripts/checks/check-schemathesis.py PROTEINAR_BIN [SECONDS]
+
+The server has the starter library, the RCSB stand-in of the harness for fetches and searches (no
+internet), and an administrator's bearer token on every request (so that signed-in routes are
+reached too; signing out is left out, or the token would end). The per-client limits a single
+fuzzer meets at once (uploads per hour, rooms per account, bcrypt per minute, account storage) are
+raised: they are the attack suite's business, not the document's. Prints schemathesis's report and
+`N passed, M failed`; exits 1 on a failure."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from xml.etree import ElementTree
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
+from proteinar_testing.venv import require  # noqa: E402
+
+require(__file__, ["schemathesis"], "check-schemathesis: schemathesis")
+from proteinar_testing.accounts import Account  # noqa: E402
+from proteinar_testing.archive import ArchiveStandIn  # noqa: E402
+from proteinar_testing.paths import FIXTURES  # noqa: E402
+from proteinar_testing.server import ServerProcess  # noqa: E402
+
+CHECKS = "not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance"
+TITLES = {"1ABC": ("Trypsin inhibitor stand-in", "X-RAY DIFFRACTION", 1.0, "1990-01-01")}
+GENEROUS = ["--uploads-per-hour", "100000", "--rooms-per-account", "100000", "--bcrypt-per-minute", "100000",
+            "--account-storage-mb", "100000"]
+
+
+def failures(junit):
+    """{operation: [check codes and their first line]} from schemathesis's JUnit report."""
+    out = {}
+    try:
+        root = ElementTree.parse(junit).getroot()
+    except (OSError, ElementTree.ParseError):
+        return {"(no JUnit report)": [junit]}
+    for case in root.iter("testcase"):
+        for bad in list(case.iter("failure")) + list(case.iter("error")):
+            text = bad.text or ""
+            found = [f"{code} (got {got})" if got else code
+                     for code, got in re.findall(r"- (ST\d+ [^\n]+)(?:\n\s*\n\s*Received: (\d+))?", text)]
+            found = found or [bad.get("message") or bad.tag]
+            out.setdefault(case.get("name"), [])
+            for f in found:
+                if f not in out[case.get("name")]:
+                    out[case.get("name")].append(f)
+    return out
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+        sys.exit(__doc__)
+    binary = os.path.abspath(sys.argv[1])
+    seconds = int(sys.argv[2]) if len(sys.argv) > 2 else 600
+    if not os.access(binary, os.X_OK):
+        sys.exit(f"{binary}: not an executable")
+    work = tempfile.mkdtemp(prefix="proteinar-schemathesis-")
+    help_text = subprocess.run([binary, "serve", "--help"], capture_output=True, text=True).stdout
+    extra = [x for i in range(0, len(GENEROUS), 2) for x in GENEROUS[i:i + 2] if GENEROUS[i] in help_text]
+    archive = ArchiveStandIn({"1ABC.cif.gz": os.path.join(FIXTURES, "5PTI.cif.gz")}, TITLES)
+    failed = 0
+    try:
+        server = ServerProcess(binary, work=work, rcsb_url=archive.url, extra=extra, name="schemathesis")
+        admin = Account(server, "Fuzzer")
+        command = [sys.executable, "-m", "schemathesis.cli", "run", f"{server.url}/api/openapi.yaml",
+                   "--checks", CHECKS, "--max-time", str(seconds), "--workers", "2",
+                   "--header", f"Authorization: Bearer {admin.token}",
+                   "--exclude-path", "/api/sessions/current",   # signing out would end the token
+                   "--request-timeout", "20", "--no-color", "--suppress-health-check", "all",
+                   "--report", "junit", "--report-junit-path", os.path.join(work, "junit.xml")]
+        print(f"schemathesis for {seconds} s against {server.url}/api/openapi.yaml ({binary})", flush=True)
+        started = time.monotonic()
+        done = subprocess.run(command, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              env={**os.environ, "SCHEMATHESIS_HOOKS": ""})
+        print(done.stdout, flush=True)
+        took = time.monotonic() - started
+        alive = server.running()
+        server.close()
+        generated = re.search(r"(\d+) generated", done.stdout)
+        generated = int(generated.group(1)) if generated else 0
+        operations = failures(os.path.join(work, "junit.xml"))
+        print(f"schemathesis ran {took:.0f} s and exited with {done.returncode}: {generated} test cases; the server "
+              f"{'was still running' if alive else 'had exited'}")
+        for operation, codes in operations.items():
+            print(f"     {operation}: {', '.join(codes)}")
+        if generated == 0:
+            print("FAIL schemathesis generated no test case (nothing was tried)")
+            failed += 1
+        elif done.returncode != 0:
+            print(f"FAIL schemathesis: {len(operations)} operations gave server errors or answers that break the document "
+                  f"(exit {done.returncode}; server log {server.log_path}, report {work}/junit.xml)")
+            failed += 1
+        else:
+            print(f"ok   schemathesis: {generated} test cases, no server error, no answer that breaks the document")
+        if not alive:
+            print("FAIL the server exited during the run")
+            failed += 1
+    finally:
+        archive.close()
+    print(f"{0 if failed else 1} passed, {failed} failed")
+    if failed:
+        print(f"logs: {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,667 @@
+"""What the attack suite (scripts/checks/check-attacks.py) needs besides the rest of the harness:
+
+  figures of a process   peak_rss_mb(pid) rss_mb(pid) cpu_seconds(pid) cpu_profile(pid, s) bytes_written(pid);
+                         children(pid), kill_with_children(server)
+  HealthProbe            GET /healthz every 50 ms from a process of its own (healthz_probe.py); p50/p99
+                         and peak RSS; percentile()
+  open_file_limit(n)     the soft RLIMIT_NOFILE for a while (children started meanwhile inherit it);
+                         raise_open_file_limit(n) for this process's own clients
+  serve_options(binary)  the options `proteinar serve --help` lists
+  request()              one HTTP request from a chosen loopback address (127.0.0.0/8 is all loopback
+                         on Linux), with its time; try_request(), message(); raw sockets for what HTTP
+                         clients will not send: connect(), read_head(), time_to_close()
+  Watchers               many raw WebSocket clients of one room on one thread: admitted or refused
+                         (and why), bytes received; one_socket()
+  files                  random_pdbs() (random but readable), cif_with_title(), nested_gzip(),
+                         truncated_gzip(), glb_triangles(), du_bytes()
+
+Standard library only, like the rest of proteinar_testing."""
+import base64
+import collections
+import contextlib
+import errno
+import gzip
+import http.client
+import json
+import os
+import random
+import resource
+import selectors
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+
+from .http_client import Response
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+# -- figures of a process, from /proc
+
+def _status_kb(pid, key):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def peak_rss_mb(pid):
+    kb = _status_kb(pid, "VmHWM")
+    return None if kb is None else kb / 1024
+
+
+def rss_mb(pid):
+    kb = _status_kb(pid, "VmRSS")
+    return None if kb is None else kb / 1024
+
+
+def cpu_seconds(pid):
+    """User and system CPU time of the process (all its threads) so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def bytes_written(pid):
+    """`wchar`: every byte the process has passed to write/send so far (sockets, files, logs)."""
+    with open(f"/proc/{pid}/io") as f:
+        for line in f:
+            if line.startswith("wchar:"):
+                return int(line.split()[1])
+    raise RuntimeError(f"no wchar in /proc/{pid}/io")
+
+
+def children(pid):
+    """Processes whose parent is `pid` (a crashing Swift server's swift-backtrace, say)."""
+    out = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        out.append(int(name))
+            except (OSError, ValueError, IndexError):
+                pass
+    return out
+
+
+def kill_with_children(server):
+    """SIGKILL for `server` and for what it started (a backtracer outlives its crashed parent)."""
+    kids = children(server.pid)
+    server.kill()
+    for kid in kids:
+        try:
+            os.kill(kid, signal.SIGKILL)
+        except OSError:
+            pass
+    return kids
+
+
+def cpu_profile(pid, seconds, step=0.5):
+    """CPU seconds the process uses in each `step` over the next `seconds`: a list."""
+    out, last = [], cpu_seconds(pid)
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline - 1e-3:
+        time.sleep(min(step, deadline - time.monotonic()))
+        try:
+            now = cpu_seconds(pid)
+        except OSError:
+            break
+        out.append(now - last)
+        last = now
+    return out
+
+
+# -- the health probe
+
+def percentile(values, p):
+    if not values:
+        return None
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, int(round(p / 100 * len(ordered) + 0.5)) - 1))
+    return ordered[k]
+
+
+class HealthProbe:
+    """healthz_probe.py against `server` while an attack runs. stop() → self (the figures below)."""
+
+    def __init__(self, server):
+        self.server = server
+        fd, self.path = tempfile.mkstemp(prefix="healthz-", suffix=".txt")
+        os.close(fd)
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "healthz_probe.py")
+        self.proc = subprocess.Popen([sys.executable, script, "127.0.0.1", str(server.port), str(server.pid), self.path])
+        self.latencies, self.unanswered, self.peak_kb = [], 0, 0
+        # The attack starts once the probe is probing.
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            with open(self.path) as f:
+                if "probe " in f.read():
+                    break
+            time.sleep(0.02)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        with open(self.path) as f:
+            for line in f:
+                parts = line.split()
+                if parts[0] == "probe":
+                    latency, status = float(parts[1]), int(parts[2])
+                    self.latencies.append(latency if status == 200 else max(latency, 10_000.0))
+                    self.unanswered += status != 200
+                elif parts[0] == "peak":
+                    self.peak_kb = max(self.peak_kb, int(parts[1]))
+        os.unlink(self.path)
+        return self
+
+
+# -- limits and options
+
+@contextlib.contextmanager
+def open_file_limit(n):
+    """The soft open-file limit set to `n` (the hard one raised when allowed) inside the block; what
+    is started meanwhile keeps it. Yields the limit in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (n, max(hard, n)))
+    except (ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(n, hard), hard))
+    try:
+        yield resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    finally:
+        now_hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(soft, now_hard), now_hard))
+
+
+def raise_open_file_limit(n):
+    """Raises this process's own soft limit to at least `n` (for its many clients); the limit now."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft >= n:
+        return soft
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (n, max(hard, n)))
+    except (ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+_options = {}
+
+
+def serve_options(binary):
+    """Every --option that `BINARY serve --help` names."""
+    if binary not in _options:
+        out = subprocess.run([binary, "serve", "--help"], capture_output=True, text=True, timeout=30)
+        words = (out.stdout + out.stderr).replace("[", " ").replace("]", " ").replace("/", " ").split()
+        _options[binary] = {w.rstrip(",.:)") for w in words if w.startswith("--")}
+    return _options[binary]
+
+
+# -- HTTP from a chosen address
+
+def request(server, method, path, body=None, headers=None, token=None, source=None, timeout=30, content_type=None):
+    """One request to `server` (a ServerProcess) from `source` (an address in 127/8); a Response with
+    .elapsed (seconds to the whole answer). `body`: bytes as they are, else JSON. Connection
+    failures raise OSError (http.client's exceptions are OSErrors or HTTPException)."""
+    h = {"Accept": "application/json", "Connection": "close"}
+    data = None
+    if body is not None:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        h["Content-Type"] = content_type or ("application/octet-stream" if isinstance(body, bytes) else "application/json")
+    if token:
+        h["Authorization"] = f"Bearer {token}"
+    h.update(headers or {})
+    started = time.monotonic()
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=timeout,
+                                      source_address=(source, 0) if source else None)
+    try:
+        conn.request(method, path, body=data, headers=h)
+        resp = conn.getresponse()
+        raw = resp.read()
+        r = Response(resp.status, resp.headers, raw)
+    finally:
+        conn.close()
+    r.elapsed = time.monotonic() - started
+    return r
+
+
+def try_request(*args, **kw):
+    """request(), or a Response with status 0 and the error's text when no answer came."""
+    started = time.monotonic()
+    try:
+        return request(*args, **kw)
+    except (OSError, http.client.HTTPException) as e:
+        r = Response(0, {}, f"{type(e).__name__}: {e}".encode())
+        r.elapsed = time.monotonic() - started
+        return r
+
+
+def message(resp, limit=160):
+    """The error text of a JSON error answer, or the start of the body."""
+    kind = (resp.headers.get("Content-Type") or "") if resp.headers else ""
+    if isinstance(resp.json, dict) and isinstance(resp.json.get("error"), str):
+        text = resp.json["error"]
+    elif resp.status == 0 or kind.startswith(("application/json", "text/")) or not resp.raw:
+        text = resp.text
+    else:
+        return f"{len(resp.raw)} bytes of {kind or 'something'}"
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def connect(port, source=None, timeout=10):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if source:
+        s.bind((source, 0))
+    s.settimeout(timeout)
+    s.connect(("127.0.0.1", port))
+    return s
+
+
+def read_head(sock, timeout):
+    """What the server sends back on `sock` within `timeout` until the end of a response head or the
+    connection's end: (status or None, bytes read, closed)."""
+    sock.settimeout(0.2)
+    data, closed = b"", False
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and b"\r\n\r\n" not in data:
+        try:
+            chunk = sock.recv(65536)
+        except socket.timeout:
+            continue
+        except OSError:
+            closed = True
+            break
+        if not chunk:
+            closed = True
+            break
+        data += chunk
+    status = None
+    if data.startswith(b"HTTP/1."):
+        try:
+            status = int(data.split(b" ", 2)[1])
+        except (IndexError, ValueError):
+            status = None
+    return status, data, closed
+
+
+def time_to_close(sock, limit, trickle=None):
+    """Seconds until the server closes `sock` (EOF or reset), reading and dropping what it sends, or
+    None when it is still open after `limit`. `trickle`: bytes to send one a second meanwhile."""
+    started = time.monotonic()
+    sock.settimeout(0.1)
+    next_send, i = started, 0
+    while (elapsed := time.monotonic() - started) < limit:
+        if trickle is not None and time.monotonic() >= next_send:
+            try:
+                sock.send(trickle[i % len(trickle):i % len(trickle) + 1])
+            except OSError:
+                return elapsed
+            i += 1
+            next_send += 1.0
+        try:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return time.monotonic() - started
+        except socket.timeout:
+            continue
+        except OSError:
+            return time.monotonic() - started
+    return None
+
+
+# -- many WebSocket clients on one thread
+
+class Watchers:
+    """`count` read-only WebSocket clients of `path` on `port` from `source`, on raw non-blocking
+    sockets: join() opens them (at most `parallel` handshakes at once) and reads until each is
+    admitted (`welcome`), refused (an HTTP status instead of 101, or an `error` message, or a close
+    before welcome) or `deadline` passes; drain() keeps reading; close() drops them all. Everything
+    received is counted (.received), and read at once, as a quick client does."""
+
+    def __init__(self, port, path, count, source="127.0.0.3", headers=None, parallel=200):
+        self.port, self.path, self.count, self.source = port, path, count, source
+        self.extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
+        self.parallel = parallel
+        self.sel = selectors.DefaultSelector()
+        self.conns = {}
+        self.received = 0
+        self.admitted = 0
+        self.outcomes = collections.Counter()   # "admitted", or the refusal in words
+        self.started = 0
+
+    def _open_one(self):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            s.bind((self.source, 0))
+            s.setblocking(False)
+            err = s.connect_ex(("127.0.0.1", self.port))
+        except OSError as e:
+            s.close()
+            self.outcomes[f"could not connect: {e.strerror or e}"] += 1
+            return
+        if err not in (0, errno.EINPROGRESS):
+            s.close()
+            self.outcomes[f"could not connect: {os.strerror(err)}"] += 1
+            return
+        key = base64.b64encode(os.urandom(16)).decode()
+        c = {"sock": s, "state": "connecting", "buf": b"", "out": (
+            f"GET {self.path} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n{self.extra}\r\n").encode()}
+        self.conns[s.fileno()] = c
+        self.sel.register(s, selectors.EVENT_WRITE, c)
+
+    def _settle(self, c, outcome):
+        if c["state"] in ("admitted", "refused"):
+            return
+        c["state"] = "admitted" if outcome == "admitted" else "refused"
+        self.outcomes[outcome] += 1
+        if outcome == "admitted":
+            self.admitted += 1
+
+    def _drop(self, c):
+        try:
+            self.sel.unregister(c["sock"])
+        except (KeyError, ValueError):
+            pass
+        self.conns.pop(c["sock"].fileno(), None)
+        c["sock"].close()
+
+    def _pending(self):
+        return sum(1 for c in self.conns.values() if c["state"] in ("connecting", "head", "welcome"))
+
+    def _feed(self, c, data):
+        """Takes frames from what arrived. Until the first text message (welcome or error) and for
+        control frames, whole frames are read; anything else is skipped by its length, unread."""
+        if c.get("skip"):
+            taken = min(c["skip"], len(data))
+            c["skip"] -= taken
+            data = data[taken:]
+        buf = c["buf"] + data if c["buf"] else data
+        while len(buf) >= 2:
+            b0, b1 = buf[0], buf[1]
+            n, off = b1 & 0x7F, 2
+            if n == 126:
+                if len(buf) < 4:
+                    break
+                n, off = struct.unpack(">H", buf[2:4])[0], 4
+            elif n == 127:
+                if len(buf) < 10:
+                    break
+                n, off = struct.unpack(">Q", buf[2:10])[0], 10
+            if b1 & 0x80:
+                off += 4
+            opcode = b0 & 0x0F
+            wanted = opcode in (0x8, 0x9) or c["state"] == "welcome"
+            if not wanted:
+                if len(buf) >= off + n:
+                    buf = buf[off + n:]
+                    continue
+                c["skip"], buf = off + n - len(buf), b""
+                break
+            if len(buf) < off + n:
+                break
+            payload, buf = buf[off:off + n], buf[off + n:]
+            if opcode == 0x9:  # ping: a client owes a pong (masked)
+                mask = os.urandom(4)
+                body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload[:125]))
+                try:
+                    c["sock"].send(bytes([0x8A, 0x80 | len(body)]) + mask + body)
+                except OSError:
+                    pass
+            elif opcode == 0x8:
+                code = struct.unpack(">H", payload[:2])[0] if len(payload) >= 2 else None
+                self._settle(c, f"closed before welcome (close code {code})")
+                c["buf"] = b""
+                return False
+            elif opcode == 0x1:
+                try:
+                    m = json.loads(payload)
+                except ValueError:
+                    m = {}
+                if m.get("type") == "welcome":
+                    self._settle(c, "admitted")
+                elif m.get("type") == "error":
+                    self._settle(c, f"error {m.get('code')}: {m.get('message')}")
+        c["buf"] = buf
+        return True
+
+    def _read(self, c):
+        s = c["sock"]
+        while True:
+            try:
+                chunk = s.recv(1 << 18)
+            except BlockingIOError:
+                return True
+            except OSError as e:
+                self._settle(c, f"reset ({e.strerror or e})")
+                return False
+            if not chunk:
+                if c["state"] == "head":
+                    text = c["buf"].decode(errors="replace").strip()
+                    self._settle(c, f"closed without an answer{': ' + ' '.join(text.split())[:100] if text else ''}")
+                elif c["state"] == "welcome":
+                    self._settle(c, "closed before welcome")
+                return False
+            self.received += len(chunk)
+            if c["state"] == "head":
+                c["buf"] += chunk
+                end = c["buf"].find(b"\r\n\r\n")
+                if end < 0:
+                    if len(c["buf"]) > 65536:
+                        self._settle(c, "an endless answer head")
+                        return False
+                    continue
+                head, rest = c["buf"][:end], c["buf"][end + 4:]
+                c["buf"] = b""
+                first = head.split(b"\r\n", 1)[0].decode(errors="replace")
+                if " 101 " not in first + " ":
+                    body = rest[:200].decode(errors="replace")
+                    status = first.split(" ", 1)[1] if " " in first else first
+                    self._settle(c, f"HTTP {status}{': ' + ' '.join(body.split())[:100] if body.strip() else ''}")
+                    return False
+                c["state"] = "welcome"
+                chunk = rest
+            if not self._feed(c, chunk):
+                return False
+
+    def join(self, deadline=60.0):
+        """Opens every client and waits until each is admitted or refused, or `deadline` s pass."""
+        self.started = time.monotonic()
+        end = self.started + deadline
+        opened = 0
+        while time.monotonic() < end:
+            while opened < self.count and self._pending() < self.parallel:
+                self._open_one()
+                opened += 1
+            if opened >= self.count and self._pending() == 0:
+                break
+            self._poll(0.05)
+        for c in list(self.conns.values()):
+            if c["state"] in ("connecting", "head", "welcome"):
+                self._settle(c, f"no answer within {deadline:g} s ({c['state']})")
+        self.join_seconds = time.monotonic() - self.started
+        return self
+
+    def _poll(self, timeout):
+        for key, events in self.sel.select(timeout):
+            c = key.data
+            if c["state"] == "connecting":
+                err = c["sock"].getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+                if err:
+                    self._settle(c, f"could not connect: {os.strerror(err)}")
+                    self._drop(c)
+                    continue
+                try:
+                    c["sock"].send(c["out"])
+                except OSError as e:
+                    self._settle(c, f"could not send the handshake: {e.strerror or e}")
+                    self._drop(c)
+                    continue
+                c["state"] = "head"
+                self.sel.modify(c["sock"], selectors.EVENT_READ, c)
+                continue
+            if not self._read(c):
+                self._drop(c)
+
+    def drain(self, seconds):
+        """Keeps reading for `seconds` (what arrives is counted)."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self._poll(min(0.1, max(0.0, end - time.monotonic())))
+        return self
+
+    def open_count(self):
+        return sum(1 for c in self.conns.values() if c["state"] == "admitted")
+
+    def close(self):
+        for c in list(self.conns.values()):
+            self._drop(c)
+        self.sel.close()
+
+    def refusals(self, top=4):
+        """The ways clients were refused, most frequent first: [(count, words)]."""
+        return [(n, what) for what, n in self.outcomes.most_common() if what != "admitted"][:top]
+
+
+def one_socket(port, path, headers=None, source=None, timeout=10):
+    """One WebSocket client: 'admitted' (got welcome) or the refusal in words."""
+    w = Watchers(port, path, 1, source=source or "127.0.0.1", headers=headers)
+    w.join(timeout)
+    w.close()
+    return next(iter(w.outcomes))
+
+
+# -- files
+
+AMINO = ["ALA", "ARG", "ASN", "ASP", "CYS", "GLN", "GLU", "GLY", "HIS", "ILE", "LEU", "LYS", "MET", "PHE",
+         "PRO", "SER", "THR", "TRP", "TYR", "VAL"]
+ATOMS = [(" N  ", "N"), (" CA ", "C"), (" C  ", "C"), (" O  ", "O"), (" CB ", "C"), (" CG ", "C"), (" OD1", "O"), (" NZ ", "N")]
+
+
+def random_pdbs(count, target_bytes, rng, title="RANDOM ATOMS"):
+    """`count` distinct readable PDB files of about `target_bytes` each: ATOM records with random
+    names, residues and coordinates spread over a 400 Å box (so that bonds stay few), chains A-Z,
+    then END. One set of records is made; each file deals the coordinates out in its own random
+    order (and has its own seed line), which is quick."""
+    n = max(1, (target_bytes - 400) // 81)
+    chains = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    u = rng.uniform
+    heads, coords, rests = [], [], []
+    for i in range(n):
+        name, element = ATOMS[i % len(ATOMS)]
+        residue = i // len(ATOMS)
+        heads.append("ATOM  %5d %4s %3s %1s%4d    " % ((i % 99999) + 1, name, AMINO[residue % 20],
+                                                       chains[(residue // 9000) % 26], residue % 9000 + 1))
+        coords.append("%8.3f%8.3f%8.3f" % (u(-200, 200), u(-200, 200), u(-200, 200)))
+        rests.append("%6.2f%6.2f          %2s  " % (u(0.5, 1.0), u(5, 90), element))
+    for k in range(count):
+        rng.shuffle(coords)
+        top = (f"HEADER    RANDOM ATOMS                            01-JAN-26   XXXX              \n"
+               f"TITLE     {title[:60]:<60}          \n"
+               f"REMARK   1 FILE {k:<6d} SEED {rng.getrandbits(63):<20d}                                 \n")
+        yield (top + "\n".join(map("".join, zip(heads, coords, rests))) + "\nEND\n").encode()
+
+
+def cif_with_title(title_chars, template):
+    """`template` (an mmCIF file's text) with its _struct.title replaced by `title_chars` characters."""
+    words = b"a very long title "
+    title = (words * (title_chars // len(words) + 1))[:title_chars]
+    out, replaced = [], False
+    for line in template.splitlines(keepends=True):
+        if line.startswith(b"_struct.title") and not replaced:
+            out.append(b"_struct.title '" + title + b"'\n")
+            replaced = True
+        else:
+            out.append(line)
+    if not replaced:
+        raise ValueError("the template has no _struct.title line")
+    return b"".join(out)
+
+
+def nested_gzip(inner_size, chunk=1 << 24):
+    """gzip of a gzip file of `inner_size` zero bytes (rounded down to 16 MiB): a few kilobytes. The
+    inner stream is one deflate block repeated (each after a full flush, so the blocks are equal),
+    with the CRC and length a whole compression would give; built in about a second."""
+    zeros = bytes(chunk)
+    c = zlib.compressobj(9, zlib.DEFLATED, -15)
+    first = c.compress(zeros) + c.flush(zlib.Z_FULL_FLUSH)
+    block = c.compress(zeros) + c.flush(zlib.Z_FULL_FLUSH)
+    if block != c.compress(zeros) + c.flush(zlib.Z_FULL_FLUSH):
+        raise RuntimeError("zlib's blocks of zeros differ; cannot build the nested gzip this way")
+    n = max(1, inner_size // chunk)
+    crc = 0
+    for _ in range(n):
+        crc = zlib.crc32(zeros, crc)
+    inner = (b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff" + first + block * (n - 1) + b"\x03\x00"
+             + struct.pack("<II", crc, (n * chunk) & 0xFFFFFFFF))
+    outer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    return outer.compress(inner) + outer.flush()
+
+
+def truncated_gzip(data, keep=0.6):
+    """gzip of `data`, cut after `keep` of its bytes (no trailer: damaged, not a bomb)."""
+    packed = gzip.compress(data)
+    return packed[:int(len(packed) * keep)]
+
+
+def glb_triangles(glb):
+    """Triangles a GLB draws: each mesh's triangles (indices, else positions, over 3) times the nodes
+    of the scene that place it."""
+    if glb[:4] != b"glTF":
+        raise ValueError("not a GLB file")
+    length = struct.unpack("<I", glb[12:16])[0]
+    doc = json.loads(glb[20:20 + length])
+    accessors = doc.get("accessors", [])
+
+    def mesh_triangles(mesh):
+        total = 0
+        for p in mesh.get("primitives", []):
+            if p.get("mode", 4) != 4:
+                continue
+            if "indices" in p:
+                total += accessors[p["indices"]]["count"] // 3
+            else:
+                total += accessors[p["attributes"]["POSITION"]]["count"] // 3
+        return total
+
+    nodes, meshes = doc.get("nodes", []), doc.get("meshes", [])
+    scene = doc.get("scenes", [{}])[doc.get("scene", 0)] if doc.get("scenes") else {"nodes": list(range(len(nodes)))}
+    total, stack = 0, list(scene.get("nodes", []))
+    while stack:
+        node = nodes[stack.pop()]
+        if "mesh" in node:
+            total += mesh_triangles(meshes[node["mesh"]])
+        stack += node.get("children", [])
+    return total
+
+
+def du_bytes(path):
+    """Bytes of the files under `path`."""
+    total = 0
+    for root, _, files in os.walk(path):
+        for f in files:
+            try:
+                total += os.path.getsize(os.path.join(root, f))
+            except OSError:
+                pass
+    return total
+
+
+def rng(seed=None):
+    return random.Random(seed if seed is not None else int.from_bytes(os.urandom(8), "big"))
