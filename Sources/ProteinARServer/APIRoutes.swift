@@ -60,14 +60,8 @@ struct APIRoutes: Sendable {
             }
             query.source = s
         }
-        if let o = q.get("offset") {
-            guard let v = Int(o), v >= 0 else { throw APIError(.badRequest, "offset '\(o)': expected a whole number ≥ 0") }
-            query.offset = v
-        }
-        if let l = q.get("limit") {
-            guard let v = Int(l), (1...500).contains(v) else { throw APIError(.badRequest, "limit '\(l)': expected 1 to 500") }
-            query.limit = v
-        }
+        query.offset = try wholeNumber(request, "offset", in: 0...Int.max, default: query.offset)
+        query.limit = try wholeNumber(request, "limit", in: 1...500, default: query.limit)
         if let mine = q.get("mine") {
             guard mine == "true" || mine == "false" else { throw APIError(.badRequest, "mine '\(mine.prefix(20))': accepted: true, false") }
             if mine == "true" { query.keptBy = try await accounts.requireAccount(request, change: false).0.id }
@@ -227,14 +221,8 @@ struct APIRoutes: Sendable {
             throw APIError(.badRequest, "search needs words: /api/search?q=hemoglobin")
         }
         guard text.count <= 200 else { throw APIError(.badRequest, "search words: at most 200 characters") }
-        let start = try q.get("start").map { s -> Int in
-            guard let v = Int(s), v >= 0 else { throw APIError(.badRequest, "start '\(s)': expected a whole number ≥ 0") }
-            return v
-        } ?? 0
-        let rows = try q.get("rows").map { s -> Int in
-            guard let v = Int(s), (1...100).contains(v) else { throw APIError(.badRequest, "rows '\(s)': expected 1 to 100") }
-            return v
-        } ?? 10
+        let start = try wholeNumber(request, "start", in: 0...Int.max, default: 0)
+        let rows = try wholeNumber(request, "rows", in: 1...100, default: 10)
         let results = try await call { try await service.archive.search(text, start: start, rows: rows) }
         let data = try JSONEncoder().encode(results)
         return Responses.json(String(decoding: data, as: UTF8.self))

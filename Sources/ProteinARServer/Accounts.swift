@@ -163,7 +163,7 @@ struct Accounts: Sendable {
 
     func profile(_ request: Request) async throws -> Response {
         let (account, _) = try await requireAccount(request, change: false)
-        let rooms = try await self.rooms.list(for: Actor(id: account.id)) {
+        let (rooms, _) = try await self.rooms.list(for: Actor(id: account.id)) {
             $0.ownerID == account.id || $0.members.contains(account.id)
         }
         return try Responses.encoded(ProfileJSON(account: AccountJSON(account), rooms: rooms))

@@ -96,14 +96,22 @@ struct RoomSummaries: Sendable {
     let rooms: any RoomLogStore
     let accounts: any AccountStore
 
-    /// The stored rooms that `keep` accepts, newest first, as `actor` sees them.
-    func list(for actor: Actor?, where keep: (RoomSettings) -> Bool) async throws -> [RoomJSON] {
+    /// The settings and creation dates of the stored rooms that `keep` accepts, newest first.
+    func settings(where keep: (RoomSettings) -> Bool) async throws -> [(RoomSettings, Date)] {
         let decoder = JSONDecoder()
-        let rooms = try await self.rooms.rooms().compactMap { stored in
+        return Array(try await rooms.rooms().compactMap { stored in
             (try? decoder.decode(RoomSettings.self, from: Data(stored.settingsJSON.utf8))).map { ($0, stored.createdAt) }
-        }.filter { keep($0.0) }
-        let names = await ownerNames(rooms.map(\.0))
-        return rooms.reversed().map { RoomJSON($0.0, for: actor, names: names, createdAt: $0.1) }
+        }.filter { keep($0.0) }.reversed())
+    }
+
+    /// A page of the stored rooms that `keep` accepts, newest first, as `actor` sees them, and how
+    /// many there are in all; owners' names are looked up for the page only.
+    func list(for actor: Actor?, offset: Int = 0, limit: Int = .max,
+              where keep: (RoomSettings) -> Bool) async throws -> (rooms: [RoomJSON], total: Int) {
+        let all = try await settings(where: keep)
+        let page = Array(all.dropFirst(offset).prefix(limit))
+        let names = await ownerNames(page.map(\.0))
+        return (page.map { RoomJSON($0.0, for: actor, names: names, createdAt: $0.1) }, all.count)
     }
 
     /// One room as `actor` sees it.

@@ -35,18 +35,11 @@ struct RoomRoutes: Sendable {
 
     func list(_ request: Request) async throws -> Response {
         let actor = try await accounts.identify(request).actor
-        let q = request.uri.queryParameters
-        let offset = try q.get("offset").map { s -> Int in
-            guard let v = Int(s), v >= 0 else { throw APIError(.badRequest, "offset '\(s.prefix(20))': expected a whole number ≥ 0") }
-            return v
-        } ?? 0
-        let limit = try q.get("limit").map { s -> Int in
-            guard let v = Int(s), (1...500).contains(v) else { throw APIError(.badRequest, "limit '\(s.prefix(20))': expected 1 to 500") }
-            return v
-        } ?? 100
-        let rooms = try await accounts.rooms.list(for: actor) { $0.mayRead(actor ?? Self.anonymous) }
+        let offset = try wholeNumber(request, "offset", in: 0...Int.max, default: 0)
+        let limit = try wholeNumber(request, "limit", in: 1...500, default: 100)
+        let (rooms, total) = try await accounts.rooms.list(for: actor, offset: offset, limit: limit) { $0.mayRead(actor ?? Self.anonymous) }
         struct List: Encodable { var rooms: [RoomJSON]; var total: Int; var offset: Int; var limit: Int }
-        return try Responses.encoded(List(rooms: Array(rooms.dropFirst(offset).prefix(limit)), total: rooms.count, offset: offset, limit: limit))
+        return try Responses.encoded(List(rooms: rooms, total: total, offset: offset, limit: limit))
     }
 
     struct NewRoom: Decodable {
@@ -61,7 +54,7 @@ struct RoomRoutes: Sendable {
     func create(_ request: Request) async throws -> Response {
         let (account, _) = try await accounts.requireAccount(request, change: true)
         let body = try await Accounts.decode(NewRoom.self, from: request, example: #"{"name": "…", "isPublic": true}"#)
-        let owned = try await accounts.rooms.list(for: Actor(id: account.id)) { $0.ownerID == account.id }.count
+        let owned = try await accounts.rooms.settings { $0.ownerID == account.id }.count
         guard owned < limits.roomsPerAccount else {
             throw APIError(.tooManyRequests, "you own \(owned) rooms, the most an account may; reuse one of them")
         }
@@ -144,11 +137,7 @@ struct RoomRoutes: Sendable {
             guard let value = UInt64(text) else { throw APIError(.badRequest, "after '\(text.prefix(20))': expected a whole number ≥ 0") }
             after = value
         }
-        var limit = 1_000
-        if let text = request.uri.queryParameters.get("limit") {
-            guard let value = Int(text), (1...5_000).contains(value) else { throw APIError(.badRequest, "limit '\(text.prefix(20))': expected 1 to 5000") }
-            limit = value
-        }
+        let limit = try wholeNumber(request, "limit", in: 1...5_000, default: 1_000)
         let state = try await call { try await host.snapshot(of: id, for: actor) }
         let ops = try await call { try await host.operations(in: id, after: after, limit: limit, for: actor) }
         struct Log: Encodable { var operations: [LoggedOperation]; var sequence: UInt64; var more: Bool }
