@@ -21,6 +21,8 @@ public struct EdgeLimits: Sendable {
 /// Open connections, in all and per client address, shared by every connection's `EdgeHandler`.
 final class ConnectionCounter: Sendable {
     private let counts = NIOLockedValueBox((total: 0, perAddress: [String: Int]()))
+    /// Connections refused at the edge, until their channel's handling is skipped.
+    private let refused = NIOLockedValueBox(Set<ObjectIdentifier>())
     let limits: EdgeLimits
 
     init(limits: EdgeLimits) { self.limits = limits }
@@ -46,12 +48,18 @@ final class ConnectionCounter: Sendable {
     }
 
     var open: Int { counts.withLockedValue { $0.total } }
+
+    func markRefused(_ channel: any Channel) { _ = refused.withLockedValue { $0.insert(ObjectIdentifier(channel)) } }
+
+    /// Whether `channel` was refused (and forgets it).
+    func takeRefused(_ channel: any Channel) -> Bool { refused.withLockedValue { $0.remove(ObjectIdentifier(channel)) != nil } }
 }
 
 /// The first handler of every connection (after TLS): counts it against the connection caps,
 /// closes it if no whole request head arrives in time, answers `431` to an oversized first head
-/// (NIO's parser would only drop the connection), and closes a connection whose client has
-/// closed its side, so that work for a client who left is cancelled (`whileConnected`).
+/// (NIO's parser would only drop the connection) and `400` to one with control characters, and
+/// closes a connection whose client has closed its side, so that work for a client who left is
+/// cancelled (`whileConnected`), or that has sent no whole request when the server stops.
 final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -59,14 +67,20 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = ByteBuffer
 
     private let counter: ConnectionCounter
+    /// The client's address once counted in (released when the connection ends).
     private var address: String?
+    /// Why the connection is refused, when it is.
+    private let refusal: String?
+    private var started = false
     private var headComplete = false
     private var headBytes = 0
     /// The last bytes read, to find "\r\n\r\n" across reads.
     private var tail: [UInt8] = []
     private var timer: Scheduled<Void>?
 
-    init(counter: ConnectionCounter) { self.counter = counter }
+    init(counter: ConnectionCounter, address: String?, refusal: String?) {
+        self.counter = counter; self.address = address; self.refusal = refusal
+    }
 
     func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { start(context) }
@@ -78,13 +92,12 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func start(_ context: ChannelHandlerContext) {
-        guard address == nil else { return }
-        let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
-        if let refusal = counter.admit(address) {
+        guard !started else { return }
+        started = true
+        if let refusal {
             refuse(context, status: "503 Service Unavailable", message: "\(refusal); try again shortly", extra: "Retry-After: 5\r\n")
             return
         }
-        self.address = address
         let loop = context.eventLoop
         let seconds = Int(counter.limits.headerTimeout.nanoseconds / 1_000_000_000)
         timer = loop.scheduleTask(in: counter.limits.headerTimeout) { [weak self] in
@@ -103,7 +116,15 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         guard !headComplete else { return context.fireChannelRead(data) }
         let buffer = unwrapInboundIn(data)
         let bytes = tail + buffer.readableBytesView
-        if let end = Self.find(bytes) {
+        let end = Self.find(bytes)
+        // Control bytes (NUL and the like) have no place in a request head. NIO's parser rejects
+        // them, but during the WebSocket upgrade decision nobody answers and the connection would
+        // hang: refuse it here, with a reason.
+        if bytes[..<(end ?? bytes.count)].contains(where: { $0 < 0x20 && $0 != 9 && $0 != 10 && $0 != 13 || $0 == 0x7F }) {
+            headComplete = true
+            return refuse(context, status: "400 Bad Request", message: "the request head holds a control character")
+        }
+        if let end {
             headComplete = true
             timer?.cancel()
             if headBytes + end - tail.count > counter.limits.maxHeaderBytes { return tooLarge(context) }
@@ -118,6 +139,8 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         // The client closed its side: nobody will read an answer.
         if case ChannelEvent.inputClosed = event { context.close(promise: nil); return }
+        // The server is stopping: a connection that has not sent a whole request has nothing to finish.
+        if event is ChannelShouldQuiesceEvent, !headComplete { context.close(promise: nil); return }
         context.fireUserInboundEventTriggered(event)
     }
 
@@ -154,20 +177,39 @@ struct EdgeGuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
     let counter: ConnectionCounter
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        // Counted in here, before `handle` can run, so that a refused connection is known to be one.
+        let address = channel.remoteAddress?.ipAddress ?? "unknown"
+        let refusal = counter.admit(address)
+        if refusal != nil { counter.markRefused(channel) }
         do {
-            try channel.pipeline.syncOperations.addHandler(EdgeHandler(counter: counter))
+            try channel.pipeline.syncOperations.addHandler(EdgeHandler(counter: counter, address: refusal == nil ? address : nil, refusal: refusal))
         } catch {
+            if refusal == nil { counter.release(address) }
             return channel.eventLoop.makeFailedFuture(error)
         }
         return base.setup(channel: channel, logger: logger)
     }
 
     func handle(value: Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
+        // A refused connection is answered and closed by its `EdgeHandler`; handling it would only
+        // log the failed upgrade (an error line per refusal).
+        if counter.takeRefused(value.channel) { return }
+        // Cancelled (the server is stopping and its grace period is over): close the connection, so
+        // that handling waiting on it (an upgrade decision that never comes) ends in time.
+        let channel = value.channel
+        await withTaskCancellationHandler {
+            await base.handle(value: value, logger: logger)
+        } onCancel: {
+            channel.close(promise: nil)
+        }
+        // However handling ended (an upgrade that failed on a malformed head leaves the connection
+        // open), the connection ends with it.
+        try? await value.channel.close()
     }
 }
 
-/// Headers on every answer: our own origin only, no sniffing, no framing, little referrer.
+/// Headers on every answer: our own origin only, no sniffing, no framing, little referrer; and
+/// every error in the API's JSON form.
 struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     static var policy: String {
         "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; connect-src 'self'; frame-ancestors 'none'; "
@@ -177,7 +219,8 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
         do { response = try await next(request, context) } catch let error as HTTPResponseError {
-            response = try error.response(from: request, context: context)
+            // Every error as the API's JSON, the router's own (no such route: 404) included.
+            response = try APIError.from(error).response(from: request, context: context)
         }
         response.headers[.contentSecurityPolicy] = Self.policy
         response.headers[.xContentTypeOptions] = "nosniff"
