@@ -202,20 +202,17 @@ def check_presence():
     b = Live(s, room, token=ben.token, name="ben")
 
     def peers_with(n, pred=lambda p: True):
-        return lambda m: m if m.get("type") == "presence" and len(m.get("peers", [])) == n and all(map(pred, m["peers"])) else None
-    latest = next((m for m in reversed(a.messages) if m.get("type") == "presence"), None)
-    if not latest or len(latest.get("peers", [])) != 2:
-        latest = a.wait(peers_with(2), 3, "presence with 2 peers")
-    ids = sorted(p.get("id") for p in latest["peers"])
+        return lambda peers: len(peers) == n and all(map(pred, peers))
+    latest = a.wait_peers(peers_with(2), 3, "presence with 2 peers")
+    ids = sorted(p.get("id") for p in latest)
     expect(ids == sorted([ada.id, ben.id]), f"presence: expected peers {sorted([ada.id, ben.id])}, got {short(latest)}")
     view = {"position": [0.5, 1.6, 2.0], "target": [0, 1, 0]}
     b.send_raw(json.dumps({"type": "presence", "view": view}))
-    m = a.wait(lambda m: m if m.get("type") == "presence" and any(p.get("view") == view for p in m.get("peers", [])) else None,
-               3, "presence with Ben's view")
+    m = a.wait_peers(lambda peers: any(p.get("view") == view for p in peers), 3, "presence with Ben's view")
     b.send_raw(json.dumps({"type": "presence", "view": {"position": [0, 0], "target": [0, 0, 0]}}))
     err = b.next_error(3, "an error for a bad view")
     expect(err.get("code") == "malformed", f"a view of two numbers: expected malformed, got {short(err)}")
     b.close()
-    a.wait(peers_with(1), 3, "presence with 1 peer after Ben left")
+    a.wait_peers(peers_with(1), 3, "presence with 1 peer after Ben left")
     a.close()
-    return f"{len(m['peers'])} peers, views relayed, leaving noticed"
+    return f"{len(m)} peers, views relayed, leaving noticed"

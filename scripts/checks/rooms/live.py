@@ -35,6 +35,8 @@ class Live:
         url = f"{server.ws}/api/rooms/{room}/live" + ("?" + urllib.parse.urlencode(query) if query else "")
         headers = {**({"Authorization": f"Bearer {token}"} if token else {}), **(headers or {})}
         self.ops, self.acks, self.errors, self.messages = [], {}, [], []
+        # Who is in the room as this client knows it: the full list a joiner gets, then the changes.
+        self.peers, self.watchers = {}, 0
         self.closed = None
         self.rate, self.tokens, self.refill = rate, min(rate, 60.0), time.monotonic()
         self.counter = 0
@@ -59,6 +61,26 @@ class Live:
 
     # receiving
 
+    def _presence(self, m):
+        if m["type"] == "presence":
+            self.peers = {p["connection"]: p for p in m.get("peers", [])}
+        else:
+            for p in m.get("joined", []):
+                self.peers[p["connection"]] = p
+            for c in m.get("left", []):
+                self.peers.pop(c, None)
+            for moved in m.get("moved", []):
+                if moved.get("connection") in self.peers:
+                    self.peers[moved["connection"]]["view"] = moved.get("view")
+        self.watchers = m.get("watchers", self.watchers)
+
+    def wait_peers(self, pred, timeout, what):
+        """Waits until the presence this client has been told satisfies `pred(peers)`; returns the peers."""
+        peers = lambda: list(self.peers.values())
+        if pred(peers()):
+            return peers()
+        return self.wait(lambda m: peers() if m.get("type", "").startswith("presence") and pred(peers()) else None, timeout, what)
+
     def _recv(self, timeout):
         try:
             raw = self.ws.recv(timeout=max(timeout, 0.001))
@@ -78,6 +100,8 @@ class Live:
                 self.acks[m.get("clientOpID")] = m
             elif t == "error":
                 self.errors.append(m)
+            elif t in ("presence", "presence-changes"):
+                self._presence(m)
         return m
 
     def wait(self, pred, timeout, what):
