@@ -7,6 +7,7 @@ import json
 import threading
 import time
 
+from proteinar_testing import attack_sockets as sockets
 from proteinar_testing import attack_tools as tools
 from proteinar_testing.accounts import Account, make_room, rid
 
@@ -107,7 +108,7 @@ def watchers(a, extra, label, source):
     time.sleep(0.5)
     rss_before = tools.rss_mb(s.pid)
     sent_before = tools.bytes_written(s.pid)
-    pool = tools.Watchers(s.port, f"/api/rooms/{room}/live", WATCHERS, source=source).join(deadline=90)
+    pool = sockets.Watchers(s.port, f"/api/rooms/{room}/live", WATCHERS, source=source).join(deadline=90)
     pool.drain(2.0)
     sent = tools.bytes_written(s.pid) - sent_before
     rss_joined = tools.rss_mb(s.pid)

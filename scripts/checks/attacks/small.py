@@ -4,6 +4,7 @@ adding an unknown member's e-mail reveals."""
 import concurrent.futures
 import time
 
+from proteinar_testing import attack_sockets as sockets
 from proteinar_testing import attack_tools as tools
 from proteinar_testing.accounts import Account, PASSWORD, make_room, rid
 
@@ -61,7 +62,7 @@ def check_metrics(a, s):
 
 def check_url_tokens(a, s, owner):
     room = make_room(s, owner, "private")
-    outcome = tools.one_socket(s.port, f"/api/rooms/{room}/live?token={owner.token}")
+    outcome = sockets.one_socket(s.port, f"/api/rooms/{room}/live?token={owner.token}")
     a.figure(f"the owner's token in a private room's socket URL (?token=), no header: {outcome}")
     a.check("?token= in a WebSocket URL is not taken as identity (the private room refuses the socket)", outcome != "admitted", outcome)
     r = tools.try_request(s, "GET", f"/api/profile?token={owner.token}")
