@@ -20,8 +20,9 @@ public struct StrokeTubeOptions: Sendable, Equatable {
     /// strokes are sampled far more densely than a tube needs).
     public var minimumSpacing: Float
     /// Most triangles for all strokes together. Past it the strokes are simplified: points kept
-    /// sparser (up to 4 radii apart), then 6 and 4 sides, then sparser again (up to 64 radii); if
-    /// even that does not fit, the simplest version is drawn anyway (nothing is left out).
+    /// sparser (up to 4 radii apart), then 6 and 4 sides, then sparser again (up to 64 radii), then
+    /// every 2nd, 4th, 8th… point of each stroke (its ends kept), until it fits or every stroke is
+    /// down to its two ends (nothing is left out).
     public var maxTriangles: Int
 
     public init(sides: Int = 8, minimumSpacing: Float = 0.5, maxTriangles: Int = 500_000) {
@@ -168,8 +169,18 @@ public enum StrokeTubes {
             else { break }
             count = triangleCount(strokes, sides: sides, minimumSpacing: spacing)
         }
+        // Points far apart (thin strokes, scattered points) stay rings however sparse the spacing:
+        // then only fewer points fit the budget.
+        var drawn = strokes
+        var stride = 1
+        while count > options.maxTriangles, drawn.contains(where: { $0.points.count > 2 }) {
+            stride *= 2
+            drawn = strokes.map { thinned($0, every: stride) }
+            count = triangleCount(drawn, sides: sides, minimumSpacing: spacing)
+        }
         if (sides, spacing) != requested {
             report.notes.append("strokes simplified to \(sides) sides with points at least \(spacing) radii apart"
+                                + (stride > 1 ? ", every \(stride)th point kept" : "")
                                 + (count > options.maxTriangles ? ", still \(count) triangles, more than \(options.maxTriangles)"
                                                                 : " to stay under \(options.maxTriangles) triangles"))
         }
@@ -179,7 +190,7 @@ public enum StrokeTubes {
         report.minimumSpacing = spacing
 
         var scene = TriangleScene(name: name)
-        let mesh = self.mesh(strokes, sides: sides, minimumSpacing: spacing, name: name)
+        let mesh = self.mesh(drawn, sides: sides, minimumSpacing: spacing, name: name)
         report.triangles = mesh.triangleCount
         guard mesh.triangleCount > 0 else { return (scene, report) }
         scene.materials = [material]
@@ -189,6 +200,15 @@ public enum StrokeTubes {
     }
 
     // MARK: Planning
+
+    /// The stroke's finite points, every `stride`th of them and its last (so a drawable stroke stays one).
+    static func thinned(_ stroke: StrokeTube, every stride: Int) -> StrokeTube {
+        let finite = stroke.points.filter { $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }
+        guard finite.count > 2 else { return StrokeTube(points: finite, width: stroke.width, color: stroke.color) }
+        var kept = Swift.stride(from: 0, to: finite.count - 1, by: stride).map { finite[$0] }
+        kept.append(finite[finite.count - 1])
+        return StrokeTube(points: kept, width: stroke.width, color: stroke.color)
+    }
 
     static func clampSides(_ sides: Int) -> Int { min(max(sides, sideRange.lowerBound), sideRange.upperBound) }
 

@@ -216,6 +216,21 @@ struct StrokeTubeTests {
         #expect(tinyReport.notes.first?.contains("more than 10") == true)
     }
 
+    @Test("points too far apart to merge: every stroke is drawn within the budget by keeping fewer points")
+    func scatteredPoints() throws {
+        // Thin strokes whose points lie metres apart stay a ring per point at any spacing.
+        var generator = SystemRandomNumberGenerator()
+        let strokes = (0..<40).map { _ in
+            tube((0..<500).map { _ in SIMD3(Float.random(in: -5...5, using: &generator), Float.random(in: 0...3, using: &generator),
+                                             Float.random(in: -5...5, using: &generator)) }, width: 0.0005)
+        }
+        #expect(StrokeTubes.triangleCount(strokes, sides: 4, minimumSpacing: 64) > 50_000)
+        let (scene, report) = StrokeTubes.scene(strokes, options: StrokeTubeOptions(maxTriangles: 50_000))
+        try scene.validate()
+        #expect(report.triangles <= 50_000 && report.triangles == scene.triangleCount)
+        #expect(report.strokes == 40 && report.notes.first?.contains("th point kept") == true)
+    }
+
     @Test("#rrggbb to linear RGBA")
     func colors() {
         #expect(StrokeTubes.linearColor(hex: "#ffffff") == SIMD4(1, 1, 1, 1))
