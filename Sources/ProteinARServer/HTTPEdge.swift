@@ -20,7 +20,8 @@ public struct EdgeLimits: Sendable {
 
 /// Open connections, in all and per client address, shared by every connection's `EdgeHandler`.
 final class ConnectionCounter: Sendable {
-    private let counts = NIOLockedValueBox((total: 0, perAddress: [String: Int]()))
+    /// `peak` is the most open since memory was last given back (see `release`).
+    private let counts = NIOLockedValueBox((total: 0, peak: 0, perAddress: [String: Int](), givingBack: false))
     /// Connections refused at the edge, until their channel's handling is skipped.
     private let refused = NIOLockedValueBox(Set<ObjectIdentifier>())
     let limits: EdgeLimits
@@ -35,15 +36,28 @@ final class ConnectionCounter: Sendable {
                 return "your address has \(limits.connectionsPerAddress) connections open"
             }
             c.total += 1
+            c.peak = max(c.peak, c.total)
             c.perAddress[address, default: 0] += 1
             return nil
         }
     }
 
+    /// Counts a connection out. When a crowd has left (at least 256 connections fewer than the
+    /// peak, and half of it), the memory their buffers used is given back a second later, once the
+    /// rooms and tasks they held have let go too.
     func release(_ address: String) {
-        counts.withLockedValue { c in
+        let crowdLeft = counts.withLockedValue { c in
             c.total -= 1
             c.perAddress[address] = c.perAddress[address].flatMap { $0 > 1 ? $0 - 1 : nil }
+            guard !c.givingBack, c.peak - c.total >= 256, c.total <= c.peak / 2 else { return false }
+            c.givingBack = true
+            return true
+        }
+        guard crowdLeft else { return }
+        Task.detached(priority: .background) { [counts] in
+            try? await Task.sleep(for: .seconds(1))
+            FreedMemory.giveBack()
+            counts.withLockedValue { c in c.peak = c.total; c.givingBack = false }
         }
     }
 
@@ -100,9 +114,12 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         let loop = context.eventLoop
         let seconds = Int(counter.limits.headerTimeout.nanoseconds / 1_000_000_000)
-        timer = loop.scheduleTask(in: counter.limits.headerTimeout) { [weak self] in
-            guard let self, !self.headComplete else { return }
-            self.refuse(context, status: "408 Request Timeout", message: "no request head within \(seconds) s")
+        // The timer runs on the connection's own event loop; it is cancelled when the connection ends.
+        let bound = NIOLoopBound((handler: self, context: context), eventLoop: loop)
+        timer = loop.scheduleTask(in: counter.limits.headerTimeout) {
+            let (handler, context) = bound.value
+            guard !handler.headComplete else { return }
+            handler.refuse(context, status: "408 Request Timeout", message: "no request head within \(seconds) s")
         }
     }
 
@@ -157,7 +174,8 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let body = JSONText.object(["error": .string(message), "status": .int(Int(code) ?? 400)])
         let text = "HTTP/1.1 \(status)\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\n"
             + "Connection: close\r\n\(extra)\r\n\(body)"
-        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: text))).whenComplete { _ in context.close(promise: nil) }
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: text))).whenComplete { _ in channel.close(promise: nil) }
     }
 
     /// The offset just past the first "\r\n\r\n" in `bytes`.
@@ -212,7 +230,7 @@ struct EdgeGuardedChannel<Base: ServerChildChannel>: ServerChildChannel {
 /// every error in the API's JSON form.
 struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     static var policy: String {
-        "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; connect-src 'self'; frame-ancestors 'none'; "
+        "default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; style-src 'self'; connect-src 'self'; frame-ancestors 'none'; "
             + "base-uri 'self'; form-action 'self'; object-src 'none'"
     }
 

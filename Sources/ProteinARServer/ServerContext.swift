@@ -17,19 +17,20 @@ struct ServerContext: RequestContext {
     var clientAddress: String { channel.remoteAddress?.ipAddress ?? "unknown" }
 }
 
-/// The live socket's context: as HummingbirdWebSocket's basic one, plus the connection.
+/// The live socket's context: as HummingbirdWebSocket's basic one, plus the client's address.
+/// Not the channel itself: the context is kept by its own `webSocket` handler reference (a cycle
+/// Hummingbird leaves), and a channel held there would never be freed, with its buffers, for
+/// every live socket ever opened (about 10 KB each).
 struct SocketContext: RequestContext, WebSocketRequestContext {
     var coreContext: CoreRequestContextStorage
     let webSocket: WebSocketHandlerReference<Self>
-    let channel: any Channel
+    let clientAddress: String
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         webSocket = .init()
-        channel = source.channel
+        clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
-
-    var clientAddress: String { channel.remoteAddress?.ipAddress ?? "unknown" }
 }
 
 /// Runs `work` for as long as the client is connected: when the connection closes first (the

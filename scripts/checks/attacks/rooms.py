@@ -114,13 +114,15 @@ def watchers(a, extra, label, source):
     rss_joined = tools.rss_mb(s.pid)
     still_open = pool.open_count()
     pool.close()
-    # Memory after they leave: give the server a moment to see every close.
-    rss_after = None
-    for _ in range(20):
+    # Memory after they leave: give the server a moment to see every close and give memory back
+    # (at least 3 s, then until two readings half a second apart agree within 1 MB; at most 10 s).
+    rss_after = previous = None
+    for step in range(20):
         time.sleep(0.5)
         rss_after = tools.rss_mb(s.pid)
-        if rss_after is not None and rss_after - rss_before <= 100:
+        if step >= 5 and rss_after is not None and previous is not None and abs(previous - rss_after) < 1:
             break
+        previous = rss_after
     refusals = "; ".join(f"{n}× {what}" for n, what in pool.refusals())
     a.figure(f"{label}: {pool.admitted} of {WATCHERS} admitted in {pool.join_seconds:.1f} s ({still_open} still open after 2 s); "
              f"refused: {refusals or 'none'}")
