@@ -186,7 +186,7 @@ struct APIRoutes: Sendable {
         if name == "thumbnail.png" {
             let picture = try call { try ModelRequest.picture(parameters) }
             let png = try await call {
-                try await fairShare.run(client) { try await whileConnected(channel) { try await service.servedModel(id: id, request: picture) } }
+                try await whileConnected(channel) { try await fairShare.run(client) { try await service.servedModel(id: id, request: picture) } }
             }
             return Responses.bytes(png.buffer, type: png.mediaType, etag: png.key, request: request, head: head, disposition: nil)
         }
@@ -207,7 +207,7 @@ struct APIRoutes: Sendable {
         }
         let disposition = "inline; filename=\"\(id).\(format.rawValue)\""
         let model = try await call {
-            try await fairShare.run(client) { try await whileConnected(channel) { try await service.servedModel(id: id, request: modelRequest) } }
+            try await whileConnected(channel) { try await fairShare.run(client) { try await service.servedModel(id: id, request: modelRequest) } }
         }
         return Responses.bytes(model.buffer, type: model.mediaType, etag: model.key, request: request, head: head, disposition: disposition,
                                negotiated: true)

@@ -34,24 +34,82 @@ final class RateLimiter: Sendable {
     }
 }
 
-/// How many expensive requests (conversions) each client has waiting or running: a client over
-/// its share gets `429` and the others keep their turn.
+/// Each client's share of the conversions: `perClient` at once (by account, else by address); the
+/// client's further requests wait for one of its own to finish, at most `waitingPerClient` of
+/// them, and beyond that get `429`. A page that asks for a dozen thumbnails at once (a browser
+/// opens six connections) gets them all, one share at a time, while one client that asks for
+/// hundreds cannot fill the server's queue ahead of everyone else.
 final class FairShare: Sendable {
     let perClient: Int
-    private let counts = NIOLockedValueBox([String: Int]())
+    let waitingPerClient: Int
+    private struct Client {
+        var running = 0
+        var waiting: [(id: UInt64, turn: CheckedContinuation<Void, any Error>)] = []
+    }
+    private let state = NIOLockedValueBox((clients: [String: Client](), nextID: UInt64(0)))
 
-    init(perClient: Int) { self.perClient = perClient }
+    init(perClient: Int, waitingPerClient: Int? = nil) {
+        self.perClient = max(perClient, 1)
+        self.waitingPerClient = max(waitingPerClient ?? 2 * perClient, 0)
+    }
 
     func run<T: Sendable>(_ client: String, _ work: () async throws -> T) async throws -> T {
-        let admitted = counts.withLockedValue { c -> Bool in
-            guard c[client, default: 0] < perClient else { return false }
-            c[client, default: 0] += 1
-            return true
-        }
-        guard admitted else {
-            throw LibraryError.tooManyRequests("you have \(perClient) models being made already; wait for them first", retryAfter: 5)
-        }
-        defer { counts.withLockedValue { c in c[client] = c[client].flatMap { $0 > 1 ? $0 - 1 : nil } } }
+        try await turn(for: client)
+        defer { finished(client) }
         return try await work()
+    }
+
+    /// Returns once the client may start one more; a waiter that is cancelled (its client left)
+    /// leaves the line.
+    private func turn(for client: String) async throws {
+        let id = state.withLockedValue { s in s.nextID += 1; return s.nextID }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (turn: CheckedContinuation<Void, any Error>) in
+                let outcome: Result<Void, any Error>? = state.withLockedValue { s in
+                    var c = s.clients[client] ?? Client()
+                    if c.running < perClient {
+                        c.running += 1
+                        s.clients[client] = c
+                        return .success(())
+                    }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    guard c.waiting.count < waitingPerClient else {
+                        return .failure(LibraryError.tooManyRequests(
+                            "you have \(perClient) models being made and \(waitingPerClient) waiting already; wait for them first", retryAfter: 5))
+                    }
+                    c.waiting.append((id, turn))
+                    s.clients[client] = c
+                    return nil
+                }
+                if let outcome { turn.resume(with: outcome) }
+            }
+        } onCancel: {
+            let waiter = state.withLockedValue { s -> CheckedContinuation<Void, any Error>? in
+                guard let index = s.clients[client]?.waiting.firstIndex(where: { $0.id == id }) else { return nil }
+                return s.clients[client]?.waiting.remove(at: index).turn
+            }
+            waiter?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// The client's conversions running and waiting now.
+    func load(of client: String) -> (running: Int, waiting: Int) {
+        state.withLockedValue { s in (s.clients[client]?.running ?? 0, s.clients[client]?.waiting.count ?? 0) }
+    }
+
+    /// One of the client's conversions ended: its place goes to the client's next waiter.
+    private func finished(_ client: String) {
+        let next = state.withLockedValue { s -> CheckedContinuation<Void, any Error>? in
+            guard var c = s.clients[client] else { return nil }
+            if !c.waiting.isEmpty {
+                let next = c.waiting.removeFirst().turn
+                s.clients[client] = c
+                return next
+            }
+            c.running -= 1
+            s.clients[client] = c.running > 0 ? c : nil
+            return nil
+        }
+        next?.resume()
     }
 }

@@ -47,7 +47,7 @@ struct DesignRoutes: Sendable {
             guard owner != nil || limits.openLibrary else { throw APIError(.unauthorized, "sign in to save designs in the library") }
         }
         let client = try await APIRoutes.client(request, context, accounts: accounts)
-        let design = try await call { try await fairShare.run(client) { try await whileConnected(context.channel) { try await service.design(spec) } } }
+        let design = try await call { try await whileConnected(context.channel) { try await fairShare.run(client) { try await service.design(spec) } } }
         var saved: MoleculeRecord?
         if decoded.save == true { saved = try await call { try await service.save(design, owner: owner) } }
         return Responses.json(Self.json(design, saved: saved))
@@ -112,8 +112,8 @@ struct DesignRoutes: Sendable {
         } else {
             let client = try await APIRoutes.client(request, context, accounts: accounts)
             let bytes = try await call {
-                try await fairShare.run(client) {
-                    try await whileConnected(context.channel) {
+                try await whileConnected(context.channel) {
+                    try await fairShare.run(client) {
                         let design = try await service.design(spec)
                         if let model { return try await service.model(of: design, request: model) }
                         return name == "design.pdb" ? StructureWriter.pdb(design.structure) : StructureWriter.mmCIF(design.structure)

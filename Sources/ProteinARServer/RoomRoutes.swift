@@ -170,7 +170,7 @@ struct RoomRoutes: Sendable {
         } else {
             let client = try await APIRoutes.client(request, context, accounts: accounts)
             let built = try await call {
-                try await fairShare.run(client) { try await whileConnected(context.channel) { try await service.roomModel(of: state, format: format) } }
+                try await whileConnected(context.channel) { try await fairShare.run(client) { try await service.roomModel(of: state, format: format) } }
             }
             let entry = service.hot.put(CachedModel(key: built.key, moleculeID: "room", mediaType: built.mediaType, bytes: built.bytes))
             response = Responses.bytes(entry.buffer, type: built.mediaType, etag: built.key, request: request, head: false,

@@ -60,7 +60,7 @@ struct ServeLimitOptions: ParsableArguments {
     @Option(help: "Storage of the whole library's files, in megabytes.") var libraryStorageMB = 4096
     @Option(help: "Uploads per hour, per account (per address in an open library).") var uploadsPerHour = 30
     @Option(help: "Conversions waiting for a worker before new ones get 503.") var waitingConversions = 32
-    @Option(help: "Conversions one client may have waiting or running before it gets 429.") var conversionsPerClient = 4
+    @Option(help: "Conversions one client may have running at once; twice as many more wait their turn, beyond that 429.") var conversionsPerClient = 4
     @Option(help: "Open connections in all.") var maxConnections = 512
     @Option(help: "Open connections per client address.") var connectionsPerAddress = 64
     @Option(help: "Seconds a connection has to send its first request head.") var headerTimeout = 10

@@ -229,7 +229,11 @@ export function setupExplore(app) {
     show(arg) {
       ensureViewer();
       if (arg && decodeURIComponent(arg) !== current?.id) openMolecule(decodeURIComponent(arg));
-      else if (current) showKeep(current.id);  // back from signing in (or out): Keep follows
+      else if (current) {
+        showKeep(current.id);  // back from signing in (or out): Keep follows
+        // Back on the molecule already shown: the status names it again, not an earlier error.
+        if (viewer?.model) say(`${current.id}: ${current.title}`);
+      }
     },
     /** What the top bar's camera, recorder and "View in AR" act on, once a model is shown. */
     subject() {

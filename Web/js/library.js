@@ -63,7 +63,7 @@ export function setupLibrary(app) {
       actions.push(el('button', { type: 'button', 'aria-label': `Delete ${m.id}`, onclick: () => remove(m.id) }, 'Delete'));
     }
     return el('li', { 'data-molecule': m.id },
-      el('img', { src: `${m.links.thumbnail}?size=192`, alt: `${m.id}: picture of the structure`, loading: 'lazy' }),
+      el('img', { src: `${m.links.thumbnail}?size=256`, alt: `${m.id}: picture of the structure`, loading: 'lazy' }),
       el('strong', {}, m.id), el('span', { class: 'title' }, m.title),
       el('div', { class: 'row' }, ...actions));
   }

@@ -59,7 +59,10 @@ def draw(browser, path, pause_ms=30):
     browser.wd("DELETE", browser.s + "/actions")
 
 
-def wave(dx=0, dy=0, n=24, size=120):
+def wave(dx=0, dy=0, n=10, size=120):
+    """A zigzag of `n` mouse positions. Each move costs a frame of the room's 3D view, slow in
+    SwiftShader (about half a second), so strokes that only travel between pages are short; the
+    thinning check draws 24."""
     return [(int(-size + 2 * size * i / (n - 1)) + dx, int(40 * ((i % 6) / 5 - 0.5)) + dy) for i in range(n)]
 
 
@@ -199,7 +202,7 @@ try:
 
     # ---- Drawing, undo ----
     before = strokes(bob)
-    draw(ada, wave())
+    draw(ada, wave(n=24))
     got = bob.wait("const r = window.__proteinarRoom; const s = [...r.state.strokes.values()]; return s.length === 1 && s[0].points.length > 3"
                    " && document.getElementById('room-stage').dataset.strokes === '1' && s[0].points.length", 20)
     check("a stroke drawn with the mouse in page 1 appears in page 2", before == 0 and bool(got), f"before {before}, now {strokes(bob)}")
@@ -268,7 +271,7 @@ try:
     # A couple more strokes in other colours for the picture, and a note.
     ada.click("#room-swatches .swatch[data-color='#d62828']")
     ada.click("#room-brushes .brush-bold")
-    draw(ada, [(int(60 * math.cos(a / 10)), int(60 * math.sin(a / 10)) - 20) for a in range(0, 63, 3)])
+    draw(ada, [(int(60 * math.cos(a / 10)), int(60 * math.sin(a / 10)) - 20) for a in range(0, 63, 7)])
     ada.click("#room-swatches .swatch[data-color='#2b9348']")
     ada.click("#room-brushes .brush-fine")
     draw(ada, wave(dy=120, size=100))

@@ -149,7 +149,9 @@ try:
     b.go(base + "/#/library")
     items = wait("return document.querySelectorAll('#library-list li img').length")
     check("the library lists molecules with thumbnails", bool(items and items >= 10), str(items))
-    wait("return [...document.querySelectorAll('#library-list img')].slice(0, 4).every(i => i.complete && i.naturalWidth > 0)", 60)
+    loaded = wait("return [...document.querySelectorAll('#library-list img')].slice(0, 4).every(i => i.complete && i.naturalWidth > 0)", 60)
+    check("the library's first thumbnails load (a size the server offers)", bool(loaded),
+          str(js("return [...document.querySelectorAll('#library-list img')].slice(0, 4).map(i => [i.src.split('/api/')[1], i.naturalWidth])")))
     shot("library")
     check("signed out, the library offers no Delete, no Keep and no My molecules",
           js("return !document.querySelector('#library-list button') && document.getElementById('library-mine-field').hidden"
@@ -232,7 +234,9 @@ try:
 
     # Desktop AR: an explanation and a QR code of the page that a phone can scan.
     b.go(base + "/#/explore/1AKE")
-    wait("return document.getElementById('status').textContent.startsWith('1AKE')", 90)
+    back = wait("return document.getElementById('status').textContent.startsWith('1AKE')", 90)
+    check("back on Explore (#/explore/1AKE), the status names the molecule, not the earlier error", bool(back),
+          str(js("return document.getElementById('status').textContent")))
     click("#ar-button")
     qr = wait("const d = document.getElementById('ar-help'); const q = document.getElementById('ar-qr'); return d.open && !q.hidden && q.width > 0 && q.toDataURL('image/png')", 20)
     want = base + "/#/explore/1AKE"

@@ -1,0 +1,56 @@
+import Foundation
+import MoleculeLibrary
+@testable import ProteinARServer
+import Testing
+
+/// One client's share of the conversions (docs/security.md): a few at once, a few more waiting
+/// their own turn, the rest refused; other clients unaffected; a waiter whose client left gives
+/// its place up.
+@Suite("Fair share of conversions")
+struct FairShareTests {
+    /// Conversions that hold their place until let go.
+    actor Gate {
+        private(set) var started = 0
+        private var held: [CheckedContinuation<Void, Never>] = []
+        func enter() async { started += 1; await withCheckedContinuation { held.append($0) } }
+        func letOneGo() -> Bool { guard !held.isEmpty else { return false }; held.removeFirst().resume(); return true }
+    }
+
+    static func until(_ condition: @Sendable () async -> Bool) async throws {
+        for _ in 0..<400 where !(await condition()) { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await condition())
+    }
+
+    @Test("4 run at once, 8 wait their turn, the 13th gets 429; another client goes straight in; a cancelled waiter leaves the line")
+    func share() async throws {
+        let share = FairShare(perClient: 4)
+        let gate = Gate()
+        var jobs: [Task<Void, any Error>] = []
+        for _ in 0..<12 {
+            jobs.append(Task { try await share.run("a") { await gate.enter() } })
+            let count = jobs.count
+            try await Self.until { share.load(of: "a").running + share.load(of: "a").waiting == count }
+        }
+        #expect(await gate.started == 4)
+        #expect(share.load(of: "a") == (running: 4, waiting: 8))
+        await #expect(throws: LibraryError.self) { try await share.run("a") {} }
+        #expect(try await share.run("b") { 42 } == 42)
+
+        // The last waiter's client leaves: its place is free for another request.
+        jobs[11].cancel()
+        await #expect(throws: CancellationError.self) { try await jobs[11].value }
+        #expect(share.load(of: "a") == (running: 4, waiting: 7))
+        jobs[11] = Task { try await share.run("a") { await gate.enter() } }
+        try await Self.until { share.load(of: "a").waiting == 8 }
+
+        // Each one that ends lets the client's next waiter start, in order, until all have run.
+        #expect(await gate.letOneGo())
+        try await Self.until { await gate.started == 5 }
+        while await gate.started < 12 || share.load(of: "a").running > 0 {
+            if !(await gate.letOneGo()) { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        for job in jobs { try await job.value }
+        #expect(await gate.started == 12)
+        #expect(share.load(of: "a") == (running: 0, waiting: 0))
+    }
+}
