@@ -119,6 +119,7 @@ let package = Package(
             dependencies: [
                 "Library", "Molecule", "MoleculeLibrary", "MoleculeMesh", "PDBArchive", "ProteinDesign", "RoomHost", "RoomModels",
                 "SceneExport", "SketchRooms", "WebApp",
+                .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -185,6 +186,7 @@ let package = Package(
                 "Library", "MoleculeLibrary", "PDBArchive", "ProteinARServer", "RoomModels", "SceneExport", "SketchRooms", "TestArchive",
                 "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

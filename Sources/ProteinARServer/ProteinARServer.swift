@@ -96,6 +96,7 @@ public enum ProteinARServer {
         let registry = MetricsBootstrap.registry
         let router = Router(context: ServerContext.self)
         router.add(middleware: SecurityHeadersMiddleware())
+        router.add(middleware: CompressionMiddleware())
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: FileMiddleware(webRoot(configuration), searchForIndexHtml: true, logger: logger))
         if FileManager.default.fileExists(atPath: configuration.leafletRoot) {
