@@ -151,7 +151,7 @@ let package = Package(
         // Mesh checks the mesh and room-model tests share (a support target, not a test target).
         .target(name: "MeshChecks", dependencies: ["Geometry", "SceneExport"], path: "Tests/MeshChecks"),
         .testTarget(name: "MoleculeTests", dependencies: ["Molecule"], exclude: ["Fixtures"]),
-        .testTarget(name: "SceneExportTests", dependencies: ["SceneExport"]),
+        .testTarget(name: "SceneExportTests", dependencies: ["SceneExport", "TextOutput"]),
         .testTarget(name: "MoleculeMeshTests", dependencies: ["Geometry", "MeshChecks", "Molecule", "MoleculeMesh", "SceneExport"]),
         .testTarget(name: "RoomModelsTests", dependencies: ["Geometry", "MeshChecks", "RoomModels", "SceneExport"]),
         .testTarget(name: "ProteinDesignTests", dependencies: ["ProteinDesign", "Molecule"]),

@@ -67,7 +67,7 @@ public struct StorageQuota: Sendable {
 /// cached by content hash, options and engine version.
 public final class LibraryService: Sendable {
     /// Changes whenever meshes or writers change what they produce, so cached models are remade.
-    public static let engineVersion = "proteinar-engine-1"
+    public static let engineVersion = "proteinar-engine-2"
 
     public let store: any LibraryStore
     public let archive: ArchiveClient

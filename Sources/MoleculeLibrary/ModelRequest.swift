@@ -42,7 +42,20 @@ public struct ModelRequest: Sendable {
     /// The option names, as query parameters and as `proteinar convert`'s options (without `--`).
     public enum Option: String, CaseIterable, Sendable {
         case style, color, select, highlight, hide, assembly
-        case maxTriangles = "max-triangles", size, trueScale = "true-scale"
+        case maxTriangles = "max-triangles", size, trueScale = "true-scale", target
+    }
+
+    /// Where the model is shown, which sets the default triangle budget: a phone placing a model
+    /// in the room (AR Quick Look, Scene Viewer, WebXR) draws it beside the camera feed and gets
+    /// it over a mobile network, so AR models get a third of the screen's budget (Apple's guidance
+    /// for AR Quick Look is about 100,000 triangles). `max-triangles` overrides either.
+    public enum Target: String, CaseIterable, Sendable {
+        case ar, screen
+
+        public var triangleBudget: Int { self == .ar ? 100_000 : 300_000 }
+
+        /// USDZ exists for AR Quick Look, so it is made for AR unless asked otherwise.
+        public static func defaultTarget(for format: ModelFormat) -> Target { format == .usdz ? .ar : .screen }
     }
 
     /// How far a value may go: a server takes requests from anyone, the command line from its user.
@@ -102,6 +115,8 @@ public struct ModelRequest: Sendable {
     /// Reads the query parameters of a model URL (the names of `proteinar convert`'s options);
     /// an unknown name is an error.
     public init(format: ModelFormat, parameters: [String: String], limits: Limits = .web) throws(RequestError) {
+        var parameters = parameters
+        if parameters[Option.target.rawValue] == nil { parameters[Option.target.rawValue] = Target.defaultTarget(for: format).rawValue }
         self.init(format: format, options: try Self.sceneOptions(parameters, limits: limits))
     }
 
@@ -152,6 +167,12 @@ public struct ModelRequest: Sendable {
                 throw RequestError("assembly '\(a.prefix(40))': expected an assembly id such as 1")
             }
             options.assembly = a
+        }
+        if let t = parameters["target"] {
+            guard let target = Target(rawValue: t) else {
+                throw RequestError("target '\(t.prefix(40))': expected \(Target.allCases.map(\.rawValue).joined(separator: " or "))")
+            }
+            options.maxTriangles = target.triangleBudget
         }
         if let m = parameters["max-triangles"] {
             guard let n = Int(m), limits.triangles.contains(n) else {

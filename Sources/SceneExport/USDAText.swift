@@ -40,44 +40,6 @@ extension TextBuffer {
         newline()
     }
 
-    /// Opens `def TYPE "name"` with MaterialBindingAPI applied (Meshes and GeomSubsets that carry
-    /// `material:binding`, as the compliance checker requires), up to and including its `{`.
-    mutating func beginBoundPrim(_ type: StaticString, _ name: String, level: Int) {
-        indent(level)
-        text("def ")
-        text(type)
-        text(" ")
-        quoted(name)
-        text(" (\n")
-        line(level + 1, "prepend apiSchemas = [\"MaterialBindingAPI\"]")
-        line(level, ")")
-        line(level, "{")
-    }
-
-    /// `float inputs:NAME = VALUE` on a line of its own.
-    mutating func floatInput(_ name: StaticString, _ value: Float, level: Int) {
-        indent(level)
-        text("float inputs:")
-        text(name)
-        text(" = ")
-        shortest(value)
-        newline()
-    }
-
-    /// A path in angle brackets, `</a/b>` or `</a/b.property>`, from already valid identifiers.
-    mutating func path(_ components: [String], property: StaticString? = nil) {
-        byte(0x3C)
-        for c in components {
-            byte(0x2F)
-            text(c)
-        }
-        if let property {
-            byte(0x2E)
-            text(property)
-        }
-        byte(0x3E)
-    }
-
     // MARK: Numbers
 
     /// `(x, y, z)` in the shortest exact form (for the few scalars of transforms and materials;
@@ -107,15 +69,6 @@ extension TextBuffer {
         }
     }
 
-    /// `a,b,c…` for the indices.
-    mutating func indices(_ items: ArraySlice<UInt32>) {
-        let first = items.startIndex
-        chunked(items.count, maxBytesPerItem: 11) { cursor, i in
-            if i > 0 { cursor.put(0x2C) }
-            cursor.unsigned(UInt64(items[first + i]))
-        }
-    }
-
     /// `a,b,c…` for integers.
     mutating func integers(_ items: ArraySlice<Int32>) {
         let first = items.startIndex
@@ -123,14 +76,6 @@ extension TextBuffer {
             if i > 0 { cursor.put(0x2C) }
             let v = items[first + i]
             cursor.unsigned(UInt64(v.magnitude), negative: v < 0)
-        }
-    }
-
-    /// `3,3,3…`, `count` times.
-    mutating func threes(_ count: Int) {
-        chunked(count, maxBytesPerItem: 2) { cursor, i in
-            if i > 0 { cursor.put(0x2C) }
-            cursor.put(0x33)
         }
     }
 }

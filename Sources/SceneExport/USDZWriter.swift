@@ -1,8 +1,10 @@
 import TextOutput
 /// Writes a `TriangleScene` as a USDZ package for AR Quick Look (and any USD reader): a zip with
-/// no compression whose one file, `scene.usda`, is the root layer, in USD's text format (accepted
-/// by Pixar's ARKit compliance rules since OpenUSD 24.x dropped the "root layer must be usdc" rule,
-/// and by AR Quick Look, which opens the usda-rooted packages three.js and model-viewer generate).
+/// no compression whose one file is the root layer: `scene.usdc`, USD's binary crate format (what
+/// Apple's tools write and ARKit's rules prefer: a third of the text's bytes for large meshes, no
+/// number parsing on the phone), or `scene.usda`, the same layer as text, for debugging
+/// (`Options.layerFormat`). `USDLayerBuilder` builds the layer once; `USDCrateWriter` and
+/// `USDATextWriter` write it.
 ///
 /// The scene is first reduced as `PreparedScene` does for every writer: meshes with an index past
 /// their vertices, nodes with a bad transform or mesh reference, and triangles outside every part
@@ -51,19 +53,33 @@ public enum USDZWriter {
         case copied
     }
 
+    /// The root layer's format.
+    public enum LayerFormat: String, Sendable, Equatable, CaseIterable {
+        /// USD's binary crate format, `scene.usdc`: the default.
+        case crate
+        /// USDA text, `scene.usda`: larger and slower to read, but readable by people.
+        case text
+
+        /// Name of the root layer inside the package.
+        public var rootLayerName: String { self == .crate ? "scene.usdc" : "scene.usda" }
+    }
+
     public struct Options: Sendable, Equatable {
         public var sharedMeshes: SharedMeshes
         /// Most colours a vertex-coloured mesh's palette may have (each becomes a material).
         public var maxPaletteColors: Int
+        public var layerFormat: LayerFormat
 
-        public init(sharedMeshes: SharedMeshes = .instanced, maxPaletteColors: Int = 256) {
+        public init(sharedMeshes: SharedMeshes = .instanced, maxPaletteColors: Int = 256,
+                    layerFormat: LayerFormat = .crate) {
             self.sharedMeshes = sharedMeshes
             self.maxPaletteColors = maxPaletteColors
+            self.layerFormat = layerFormat
         }
     }
 
-    /// Name of the root layer inside the package.
-    public static let rootLayerName = "scene.usda"
+    /// Name of the root layer inside a package written with the default options.
+    public static let rootLayerName = LayerFormat.crate.rootLayerName
 
     /// The USDZ package's bytes.
     public static func write(_ scene: TriangleScene) -> [UInt8] {
@@ -71,17 +87,24 @@ public enum USDZWriter {
     }
 
     public static func write(_ scene: TriangleScene, options: Options) -> [UInt8] {
+        var builder = USDLayerBuilder(scene: scene, options: options)
+        let layer = builder.build()
         // The layer is written after room for the zip header, so the archive wraps it uncopied.
-        var encoder = USDSceneEncoder(scene: scene, options: options,
-                                      leadingSpace: StoredZipArchive.headerSpace(forName: rootLayerName))
-        var archive = StoredZipArchive(singleFile: encoder.encode(), name: rootLayerName)
+        // A crate block holds at most 2 GB (LZ4's limit); a scene that large is written as text.
+        if options.layerFormat == .crate,
+           let crate = try? USDCrateWriter.write(layer, leadingSpace: StoredZipArchive.headerSpace(forName: LayerFormat.crate.rootLayerName)) {
+            var archive = StoredZipArchive(singleFile: crate, name: LayerFormat.crate.rootLayerName)
+            return archive.finish()
+        }
+        let text = USDATextWriter.write(layer, leadingSpace: StoredZipArchive.headerSpace(forName: LayerFormat.text.rootLayerName))
+        var archive = StoredZipArchive(singleFile: text, name: LayerFormat.text.rootLayerName)
         return archive.finish()
     }
 
-    /// The root layer alone, as USDA text (what the package holds as `scene.usda`).
+    /// The root layer alone, as USDA text (what a package written with `layerFormat: .text` holds).
     public static func usda(_ scene: TriangleScene, options: Options = Options()) -> [UInt8] {
-        var encoder = USDSceneEncoder(scene: scene, options: options)
-        return encoder.encode()
+        var builder = USDLayerBuilder(scene: scene, options: options)
+        return USDATextWriter.write(builder.build())
     }
 }
 
@@ -201,243 +224,5 @@ struct USDFaceGroups {
             faces[next[g]] = Int32(f)
             next[g] += 1
         }
-    }
-}
-
-/// Writes the USDA root layer.
-struct USDSceneEncoder {
-    let scene: PreparedScene
-    let options: USDZWriter.Options
-    var out: TextBuffer
-    var table: USDMaterialTable
-    let rootName: String
-
-    /// Three decimals turn a unit normal by at most about 0.05°.
-    static let normalFormat = TextBuffer.USDAFixed(decimals: 3)
-
-    /// `leadingSpace` zero bytes come before the layer's text in `encode()`'s result.
-    init(scene source: TriangleScene, options: USDZWriter.Options, leadingSpace: Int = 0) {
-        scene = PreparedScene(source)
-        self.options = options
-        table = USDMaterialTable(materials: scene.materials)
-        rootName = USDNameScope.identifier(scene.name, fallback: "scene")
-        var estimate = 4096 + 256 * scene.nodes.count
-        for mesh in scene.meshes { estimate += mesh.vertexCount * 64 + mesh.drawnTriangleCount * 32 }
-        out = TextBuffer(capacity: leadingSpace + estimate)
-        out.repeated(0, leadingSpace)
-    }
-
-    private var materialsPath: [String] { [rootName, "Materials"] }
-
-    mutating func encode() -> [UInt8] {
-        out.text("#usda 1.0\n(\n    defaultPrim = ")
-        out.quoted(rootName)
-        out.text("\n    doc = \"ProteinAR SceneExport\"\n    metersPerUnit = 1\n    upAxis = \"Y\"\n)\n\n")
-        out.text("def Xform ")
-        out.quoted(rootName)
-        out.text(" (\n    kind = \"component\"\n)\n{\n")
-
-        var uses = [Int](repeating: 0, count: scene.meshes.count)
-        for node in scene.nodes { uses[node.mesh] += 1 }
-
-        var children = USDNameScope(reserved: ["Materials", "Prototypes"])
-        var prototypeNames = [String?](repeating: nil, count: scene.meshes.count)
-        var firstChild = true
-        if options.sharedMeshes != .copied && uses.contains(where: { $0 > 1 }) {
-            firstChild = false
-            var protoScope = USDNameScope()
-            out.line(1, "class \"Prototypes\"")
-            out.line(1, "{")
-            var first = true
-            for (m, mesh) in scene.meshes.enumerated() where uses[m] > 1 {
-                let name = protoScope.unique(mesh.name, fallback: "mesh")
-                prototypeNames[m] = name
-                if !first { out.newline() }
-                first = false
-                out.indent(2)
-                out.text("def Xform ")
-                out.quoted(name)
-                out.newline()
-                out.line(2, "{")
-                writeMesh(mesh, level: 3)
-                out.line(2, "}")
-            }
-            out.line(1, "}")
-        }
-
-        for node in scene.nodes {
-            let name = children.unique(node.name, fallback: "node")
-            if !firstChild { out.newline() }
-            firstChild = false
-            out.indent(1)
-            out.text("def Xform ")
-            out.quoted(name)
-            if let proto = prototypeNames[node.mesh] {
-                out.text(" (\n")
-                if options.sharedMeshes == .instanced { out.line(2, "instanceable = true") }
-                out.indent(2)
-                out.text("prepend references = ")
-                out.path([rootName, "Prototypes", proto])
-                out.newline()
-                out.line(1, ")")
-            } else {
-                out.newline()
-            }
-            out.line(1, "{")
-            writeTransform(node.transform, level: 2)
-            if prototypeNames[node.mesh] == nil {
-                writeMesh(scene.meshes[node.mesh], level: 2)
-            }
-            out.line(1, "}")
-        }
-
-        writeMaterials(firstChild: firstChild)
-        out.text("}\n")
-        return out.finish()
-    }
-
-    private mutating func writeTransform(_ m: [Float], level: Int) {
-        guard m != Node.identity else { return }
-        // Our column-major array, read four at a time, gives USD's rows (USD multiplies row
-        // vectors on the left, so its matrix is the transpose of the column-vector one).
-        out.indent(level)
-        out.text("matrix4d xformOp:transform = ( ")
-        for r in 0..<4 {
-            if r > 0 { out.text(", ") }
-            out.byte(0x28)
-            for c in 0..<4 {
-                if c > 0 { out.text(", ") }
-                out.shortest(m[4 * r + c])
-            }
-            out.byte(0x29)
-        }
-        out.text(" )\n")
-        out.line(level, "uniform token[] xformOpOrder = [\"xformOp:transform\"]")
-    }
-
-    private mutating func writeMesh(_ mesh: PreparedMesh, level: Int) {
-        let groups = USDFaceGroups(mesh: mesh, maxPaletteColors: options.maxPaletteColors, table: &table)
-        let meshName = USDNameScope.identifier(mesh.name, fallback: "mesh")
-
-        // Extent, and the number format for the points (positions are finite here).
-        var lo = SIMD3<Float>(repeating: .infinity), hi = SIMD3<Float>(repeating: -.infinity)
-        for p in mesh.positions {
-            lo = pointwiseMin(lo, p)
-            hi = pointwiseMax(hi, p)
-        }
-        let magnitude = Double(pointwiseMax(-lo, hi).max())   // largest |coordinate|
-        // Steps of at most 2·10⁻⁵ of the largest coordinate (0.001 Å for a 100 Å protein) are far below
-        // what a screen shows, and each dropped digit shortens the file the phone downloads.
-        let pointFormat = TextBuffer.USDAFixed(magnitude: magnitude > 0 ? magnitude : 1, relative: 2e-5)
-
-        out.beginBoundPrim("Mesh", meshName, level: level)
-        let inner = level + 1
-        out.line(inner, "uniform bool doubleSided = 0")
-
-        // Rounding is monotonic, so the extent written with the points' format holds them all.
-        out.indent(inner)
-        out.text("float3[] extent = [")
-        out.tuple3(lo, pointFormat)
-        out.text(", ")
-        out.tuple3(hi, pointFormat)
-        out.text("]\n")
-
-        out.indent(inner)
-        out.text("int[] faceVertexCounts = [")
-        out.threes(groups.faceCount)
-        out.text("]\n")
-
-        out.indent(inner)
-        out.text("int[] faceVertexIndices = [")
-        var firstRange = true
-        for range in groups.triangles where !range.isEmpty {
-            if !firstRange { out.byte(0x2C) }
-            firstRange = false
-            out.indices(mesh.indices[(3 * range.lowerBound)..<(3 * range.upperBound)])
-        }
-        out.text("]\n")
-
-        // Fallback binding for readers that ignore subsets: the material of the most faces.
-        var main = 0
-        for g in 0..<groups.materials.count
-        where groups.offsets[g + 1] - groups.offsets[g] > groups.offsets[main + 1] - groups.offsets[main] {
-            main = g
-        }
-        writeBinding(groups.materials[main], level: inner)
-
-        out.indent(inner)
-        out.text("normal3f[] normals = [")
-        out.tuples(mesh.normals, Self.normalFormat)
-        out.text("] (\n")
-        out.line(inner + 1, "interpolation = \"vertex\"")
-        out.line(inner, ")")
-
-        out.line(inner, "uniform token orientation = \"rightHanded\"")
-
-        out.indent(inner)
-        out.text("point3f[] points = [")
-        out.tuples(mesh.positions, pointFormat)
-        out.text("]\n")
-        out.line(inner, "uniform token subdivisionScheme = \"none\"")
-
-        if groups.materials.count > 1 {
-            out.line(inner, "uniform token subsetFamily:materialBind:familyType = \"partition\"")
-            var subsetNames = USDNameScope()
-            for g in 0..<groups.materials.count {
-                let material = groups.materials[g]
-                let name = subsetNames.unique(table.entries[material].name, fallback: "subset")
-                out.newline()
-                out.beginBoundPrim("GeomSubset", name, level: inner)
-                out.line(inner + 1, "uniform token elementType = \"face\"")
-                out.line(inner + 1, "uniform token familyName = \"materialBind\"")
-                out.indent(inner + 1)
-                out.text("int[] indices = [")
-                out.integers(groups.faces[groups.offsets[g]..<groups.offsets[g + 1]])
-                out.text("]\n")
-                writeBinding(material, level: inner + 1)
-                out.line(inner, "}")
-            }
-        }
-        out.line(level, "}")
-    }
-
-    private mutating func writeBinding(_ material: Int, level: Int) {
-        out.indent(level)
-        out.text("rel material:binding = ")
-        out.path(materialsPath + [table.entries[material].name])
-        out.newline()
-    }
-
-    private mutating func writeMaterials(firstChild: Bool) {
-        guard !table.entries.isEmpty else { return }
-        if !firstChild { out.newline() }
-        out.line(1, "def Scope \"Materials\"")
-        out.line(1, "{")
-        for (i, m) in table.entries.enumerated() {
-            if i > 0 { out.newline() }
-            out.indent(2)
-            out.text("def Material ")
-            out.quoted(m.name)
-            out.newline()
-            out.line(2, "{")
-            out.indent(3)
-            out.text("token outputs:surface.connect = ")
-            out.path(materialsPath + [m.name, "PreviewSurface"], property: "outputs:surface")
-            out.newline()
-            out.line(3, "def Shader \"PreviewSurface\"")
-            out.line(3, "{")
-            out.line(4, "uniform token info:id = \"UsdPreviewSurface\"")
-            out.indent(4)
-            out.text("color3f inputs:diffuseColor = ")
-            out.tuple3(m.color)
-            out.newline()
-            out.floatInput("metallic", m.metallic, level: 4)
-            if m.opacity < 1 { out.floatInput("opacity", m.opacity, level: 4) }
-            out.floatInput("roughness", m.roughness, level: 4)
-            out.line(4, "token outputs:surface")
-            out.line(3, "}")
-            out.line(2, "}")
-        }
-        out.line(1, "}")
     }
 }

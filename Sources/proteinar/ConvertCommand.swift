@@ -10,7 +10,11 @@ struct ConvertCommand: ParsableCommand {
 
     @OptionGroup var scene: SceneArguments
     @Option(name: .shortAndLong, help: "Output file; its extension picks the format.") var output: String
-    @Option(help: "Triangle budget.") var maxTriangles = 300_000
+    @Option(help: "Where the model is shown: ar (100,000 triangles) or screen (300,000). Default: ar for USDZ, screen for the rest.")
+    var target: String?
+    @Option(help: "Triangle budget (overrides --target's).") var maxTriangles: Int?
+    @Option(help: "USDZ root layer: crate (binary scene.usdc) or text (scene.usda, for reading).")
+    var usdLayer: String = USDZWriter.LayerFormat.crate.rawValue
     @Option(help: "Longest side in metres.") var size: Float = 0.3
     @Flag(help: "Keep true scale (1 Å = 10⁻¹⁰ m) instead of --size.") var trueScale = false
 
@@ -21,12 +25,19 @@ struct ConvertCommand: ParsableCommand {
         guard let format = ModelFormat(rawValue: ext), format != .mtl else {
             throw CLIError("\(output): unknown output format '\(ext)'; accepted: \(formats.map(\.rawValue).joined(separator: ", "))")
         }
-        let options = try scene.sceneOptions(maxTriangles: maxTriangles, more: trueScale ? ["true-scale": "1"] : ["size": String(size)])
+        guard let layerFormat = USDZWriter.LayerFormat(rawValue: usdLayer) else {
+            throw CLIError("--usd-layer '\(usdLayer)': expected \(USDZWriter.LayerFormat.allCases.map(\.rawValue).joined(separator: " or "))")
+        }
+        var more = trueScale ? ["true-scale": "1"] : ["size": String(size)]
+        more["target"] = target ?? ModelRequest.Target.defaultTarget(for: format).rawValue
+        let options = try scene.sceneOptions(maxTriangles: maxTriangles, more: more)
         try checkWritable(output)
         let (built, report) = try scene.buildScene(options, progress: progress)
         progress("\(report.triangles) triangles (\(report.summary)); writing \(ext.uppercased())")
         let bytes: [UInt8]
-        if format != .obj {
+        if format == .usdz {
+            bytes = USDZWriter.write(built, options: USDZWriter.Options(layerFormat: layerFormat))
+        } else if format != .obj {
             bytes = format.encode(built)
         } else {
             // One OBJ writer pass gives both files.

@@ -19,7 +19,7 @@ struct SceneArguments: ParsableArguments {
 
     /// The scene options, every value checked by the model codec (the options named as
     /// `ModelRequest.Option` names them, with `more` such as `size`) so that a typo fails before any work.
-    func sceneOptions(maxTriangles: Int, more: [String: String] = [:]) throws -> MoleculeSceneOptions {
+    func sceneOptions(maxTriangles: Int?, more: [String: String] = [:]) throws -> MoleculeSceneOptions {
         var parameters = more
         parameters["style"] = style
         parameters["hide"] = hide
@@ -27,7 +27,7 @@ struct SceneArguments: ParsableArguments {
         parameters["select"] = select
         parameters["highlight"] = highlight
         parameters["assembly"] = assembly
-        parameters["max-triangles"] = String(maxTriangles)
+        parameters["max-triangles"] = maxTriangles.map(String.init)
         do {
             return try ModelRequest.sceneOptions(parameters, limits: .commandLine)
         } catch {

@@ -47,6 +47,27 @@ struct ModelRequestTests {
         #expect(message(["size": "0"]) == "size '0': expected metres from 0.01 to 100")
     }
 
+    @Test("target: AR models default to 100,000 triangles, screen models to 300,000; USDZ is for AR; max-triangles wins")
+    func target() throws {
+        func budget(_ format: ModelFormat, _ parameters: [String: String]) throws -> Int {
+            try ModelRequest(format: format, parameters: parameters).options.maxTriangles
+        }
+        #expect(try budget(.usdz, [:]) == 100_000)
+        #expect(try budget(.glb, [:]) == 300_000)
+        #expect(try budget(.glb, ["target": "ar"]) == 100_000)
+        #expect(try budget(.usdz, ["target": "screen"]) == 300_000)
+        #expect(try budget(.glb, ["target": "ar", "max-triangles": "20000"]) == 20_000)
+        // The target only sets the budget, so the same budget is the same model (one cache entry).
+        #expect(try ModelRequest(format: .glb, parameters: ["target": "ar"]).canonical
+                == ModelRequest(format: .glb, parameters: ["max-triangles": "100000"]).canonical)
+        do {
+            _ = try ModelRequest(format: .glb, parameters: ["target": "phone"])
+            Issue.record("target=phone was accepted")
+        } catch {
+            #expect(error.description == "target 'phone': expected ar or screen")
+        }
+    }
+
     @Test("the command line's limits are its own user's: any positive budget or size")
     func commandLineLimits() throws {
         let options = try ModelRequest.sceneOptions(["max-triangles": "10", "size": "1000"], limits: .commandLine)

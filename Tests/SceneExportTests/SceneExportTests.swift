@@ -160,6 +160,8 @@ struct SceneExportTests {
             }
             try save("glb", GLBWriter.write(scene))
             try save("usdz", USDZWriter.write(scene))
+            // The same layer as text, for check-usd-layers.py (usd-core compares the two).
+            try save("text.usdz", USDZWriter.write(scene, options: .init(layerFormat: .text)))
             let obj = OBJWriter.write(scene, mtlFileName: "\(name).mtl")
             try save("obj", obj.obj)
             try save("mtl", obj.mtl)

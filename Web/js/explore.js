@@ -238,7 +238,8 @@ export function setupExplore(app) {
     /** What the top bar's camera, recorder and "View in AR" act on, once a model is shown. */
     subject() {
       if (!current || !viewer?.model) return null;
-      const query = new URLSearchParams(modelOptions()).toString();
+      // AR models (AR Quick Look, Scene Viewer) are made for a phone: 100,000 triangles at most.
+      const query = new URLSearchParams({ ...modelOptions(), target: 'ar' }).toString();
       const path = `/api/molecules/${encodeURIComponent(current.id)}`;
       return {
         name: current.id, title: current.title, viewer, slot: 'ar-slot', button: 'ar-button',
