@@ -54,7 +54,11 @@ let package = Package(
         // Writers of any triangle scene (molecules, drawings) and the formats they write: standard library only.
         .target(name: "SceneExport", dependencies: ["Geometry", "TextOutput"]),
         // Molecules as triangle meshes: representations, colour schemes, level of detail.
-        .target(name: "MoleculeMesh", dependencies: ["Geometry", "Molecule", "SceneExport"]),
+        // meshoptimizer from the system (Debian's libmeshoptimizer-dev): simplifies meshes that
+        // the lightest tessellation still leaves over their triangle budget.
+        .systemLibrary(name: "CMeshOptimizer", path: "Sources/CMeshOptimizer",
+                       providers: [.apt(["libmeshoptimizer-dev"]), .brew(["meshoptimizer"])]),
+        .target(name: "MoleculeMesh", dependencies: ["CMeshOptimizer", "Geometry", "Molecule", "SceneExport"]),
         // The builder: helix, strand and coil pieces into a polypeptide with ideal geometry, and a verdict.
         .target(name: "ProteinDesign", dependencies: ["Geometry", "Molecule"]),
         // Shared sketch rooms: rooms, permissions and the operation log, with no I/O.

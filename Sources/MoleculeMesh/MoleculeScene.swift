@@ -168,7 +168,9 @@ public enum MoleculeSceneBuilder {
             if total(chosen) <= options.maxTriangles || detail == 0 { break }
             detail -= 1
         }
-        while total(chosen) > options.maxTriangles {
+        // Past the ladder's end the lightest choice is built anyway and simplified to the budget.
+        var simplify = false
+        ladder: while total(chosen) > options.maxTriangles {
             guard let k = chosen.indices.max(by: { cost(chosen[$0]) < cost(chosen[$1]) }) else { break }
             let (rep, filter, ctx) = chosen[k]
             let before = "\(rep.rawValue) (detail \(ctx.detail))"
@@ -189,7 +191,8 @@ public enum MoleculeSceneBuilder {
             case .surface where ctx.detail > MolecularSurface.coarsestDetail:
                 chosen[k].2.detail = min(ctx.detail, 0) - 1
             default:
-                throw MeshOptionError("even the lightest style needs \(total(chosen)) triangles, more than --max-triangles \(options.maxTriangles)")
+                simplify = true
+                break ladder
             }
             _ = filter
             report.notes.append("\(before) → \(chosen[k].0.rawValue) (detail \(chosen[k].2.detail)) to stay under \(options.maxTriangles) triangles")
@@ -229,6 +232,29 @@ public enum MoleculeSceneBuilder {
         }
         report.layerDetails = chosen.map(\.2.detail)
 
+        if simplify {
+            let placed = chosen.indices.reduce(0) { $0 + (built[$1]?.triangleCount ?? 0) * uses(chosen[$1].1) }
+            if placed > options.maxTriangles {
+                // Every mesh keeps the same share, rounded down, so the placed total fits.
+                let share = Double(options.maxTriangles) / Double(placed)
+                var deviation: Float = 0
+                var emptied = false
+                for k in built.indices {
+                    guard let mesh = built[k] else { continue }
+                    let simplified = MeshSimplifier.simplify(mesh, targetTriangles: Int(Double(mesh.triangleCount) * share))
+                    built[k] = simplified.mesh
+                    deviation = max(deviation, simplified.deviation)
+                    if mesh.triangleCount > 0 && simplified.mesh.triangleCount == 0 { emptied = true }
+                }
+                let after = chosen.indices.reduce(0) { $0 + (built[$1]?.triangleCount ?? 0) * uses(chosen[$1].1) }
+                // A layer simplified away entirely would be a model that is not the molecule.
+                guard after <= options.maxTriangles, !emptied else {
+                    throw MeshOptionError("even the lightest style, simplified, needs \(after) triangles, more than --max-triangles \(options.maxTriangles)")
+                }
+                report.notes.append("simplified (meshoptimizer) from \(placed) to \(after) placed triangles to stay under \(options.maxTriangles); surfaces moved by at most \(Self.oneDecimal(deviation)) Å")
+            }
+        }
+
         var scene = TriangleScene(name: structure.metadata.id.isEmpty ? "molecule" : structure.metadata.id)
         scene.materials = [Material(name: "molecule", baseColor: SIMD4(1, 1, 1, 1), metallic: 0, roughness: 0.55)]
         var meshOf: [Int: Int] = [:]
@@ -252,6 +278,9 @@ public enum MoleculeSceneBuilder {
 
     /// Centres the scene on the ground plane (Y up, resting on y = 0) and scales it so its longest
     /// side is `size` metres (or 1 Å = 10⁻¹⁰ m when nil), by composing every node's transform.
+    /// "0.7" for a progress line.
+    static func oneDecimal(_ x: Float) -> String { String((Double(x) * 10).rounded() / 10) }
+
     static func place(_ scene: inout TriangleScene, size: Float?) {
         guard let (lo, hi) = scene.worldBounds() else { return }
         let extent = hi - lo

@@ -52,6 +52,58 @@ struct MoleculeSceneTests {
         #expect(GLBWriter.write(scene).count * 10 <= GLBWriter.write(baked).count)
     }
 
+    @Test("the 7CTH 60-mer for AR: past the lightest style, meshoptimizer simplifies it to 100,000 placed triangles, still 60 copies")
+    func virusAssemblyForAR() throws {
+        let s = try MeshFixtures.load("mmcif_7cth.cif.gz")
+        var options = MoleculeSceneOptions()
+        options.assembly = "1"
+        options.maxTriangles = 100_000
+        let (scene, report) = try MoleculeSceneBuilder.build(s, options: options)
+        #expect(report.instances == 60)
+        #expect(scene.triangleCount <= 100_000 && scene.triangleCount > 90_000, "\(scene.triangleCount) placed triangles")
+        let note = try #require(report.notes.first { $0.hasPrefix("simplified (meshoptimizer)") }, "\(report.notes)")
+        #expect(note.contains("to stay under 100000"))
+        // Each simplified mesh keeps only the vertices its triangles use, with their normals and colours.
+        for mesh in scene.meshes {
+            #expect(mesh.normals.count == mesh.vertexCount && (mesh.colors.isEmpty || mesh.colors.count == mesh.vertexCount))
+            #expect(Set(mesh.indices).count == mesh.vertexCount)
+        }
+        // A budget that no simplification can reach is still an error that says so.
+        options.maxTriangles = 60
+        #expect(throws: MeshOptionError.self) { try MoleculeSceneBuilder.build(s, options: options) }
+    }
+
+    @Test("the simplifier halves a sphere: at most the target, a small deviation, vertices compacted")
+    func simplifier() throws {
+        var sphere = TriangleMesh(name: "sphere")
+        let rings = 40, segments = 80
+        for r in 0...rings {
+            let theta = Float.pi * Float(r) / Float(rings)
+            for k in 0...segments {
+                let phi = 2 * Float.pi * Float(k) / Float(segments)
+                let n = SIMD3<Float>(sin(theta) * cos(phi), cos(theta), sin(theta) * sin(phi))
+                sphere.positions.append(n * 10)
+                sphere.normals.append(n)
+            }
+        }
+        for r in 0..<rings {
+            for k in 0..<segments {
+                let a = UInt32(r * (segments + 1) + k), b = a + UInt32(segments + 1)
+                sphere.indices += [a, b, a + 1, a + 1, b, b + 1]
+            }
+        }
+        sphere.parts = [.init(triangles: 0..<sphere.triangleCount, material: 0)]
+        let result = MeshSimplifier.simplify(sphere, targetTriangles: sphere.triangleCount / 2)
+        let mesh = result.mesh
+        #expect(mesh.triangleCount <= sphere.triangleCount / 2 && mesh.triangleCount > sphere.triangleCount / 4)
+        #expect(result.deviation > 0 && result.deviation < 0.5, "deviation \(result.deviation) on a radius of 10")
+        #expect(mesh.vertexCount < sphere.vertexCount && Set(mesh.indices).count == mesh.vertexCount)
+        for p in mesh.positions { #expect(abs((p * p).sum().squareRoot() - 10) < 1e-4) }
+        #expect(mesh.parts == [.init(triangles: 0..<mesh.triangleCount, material: 0)])
+        // A target at or above the count leaves the mesh as it is.
+        #expect(MeshSimplifier.simplify(sphere, targetTriangles: sphere.triangleCount).mesh.indices == sphere.indices)
+    }
+
     @Test("bad requests explain themselves")
     func badRequests() throws {
         let hem = try MeshFixtures.load("HEM.cif")
