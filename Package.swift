@@ -52,10 +52,11 @@ let package = Package(
             resources: [.copy("Resources/ccd-bonds.tsv")]
         ),
         // Writers of any triangle scene (molecules, drawings) and the formats they write: standard library only.
-        .target(name: "SceneExport", dependencies: ["Geometry", "TextOutput"]),
+        .target(name: "SceneExport", dependencies: ["CMeshOptimizer", "Geometry", "TextOutput"]),
         // Molecules as triangle meshes: representations, colour schemes, level of detail.
         // meshoptimizer from the system (Debian's libmeshoptimizer-dev): simplifies meshes that
-        // the lightest tessellation still leaves over their triangle budget.
+        // the lightest tessellation still leaves over their triangle budget, and compresses GLBs
+        // (EXT_meshopt_compression).
         .systemLibrary(name: "CMeshOptimizer", path: "Sources/CMeshOptimizer",
                        providers: [.apt(["libmeshoptimizer-dev"]), .brew(["meshoptimizer"])]),
         .target(name: "MoleculeMesh", dependencies: ["CMeshOptimizer", "Geometry", "Molecule", "SceneExport"]),
@@ -155,7 +156,7 @@ let package = Package(
         // Mesh checks the mesh and room-model tests share (a support target, not a test target).
         .target(name: "MeshChecks", dependencies: ["Geometry", "SceneExport"], path: "Tests/MeshChecks"),
         .testTarget(name: "MoleculeTests", dependencies: ["Molecule"], exclude: ["Fixtures"]),
-        .testTarget(name: "SceneExportTests", dependencies: ["SceneExport", "TextOutput"]),
+        .testTarget(name: "SceneExportTests", dependencies: ["CMeshOptimizer", "SceneExport", "TextOutput"]),
         .testTarget(name: "MoleculeMeshTests", dependencies: ["Geometry", "MeshChecks", "Molecule", "MoleculeMesh", "SceneExport"]),
         .testTarget(name: "RoomModelsTests", dependencies: ["Geometry", "MeshChecks", "RoomModels", "SceneExport"]),
         .testTarget(name: "ProteinDesignTests", dependencies: ["ProteinDesign", "Molecule"]),

@@ -316,7 +316,7 @@ public final class LibraryService: Sendable {
     /// The scene as the file or picture `output` names (an OBJ refers to its materials as `mtlFileName`).
     public static func encode(_ scene: TriangleScene, as output: ModelRequest.Output, mtlFileName: String = "model.mtl") -> [UInt8] {
         switch output {
-        case .file(let format): return format.encode(scene, mtlFileName: mtlFileName)
+        case .file(let format, let glb): return format.encode(scene, mtlFileName: mtlFileName, glb: glb)
         case .picture(let pixels): return SoftwareRenderer.render(scene, width: pixels, height: pixels).pngData()
         }
     }

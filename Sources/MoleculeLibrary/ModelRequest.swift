@@ -20,20 +20,21 @@ public struct RequestError: Error, CustomStringConvertible, Sendable {
 public struct ModelRequest: Sendable {
     /// What is made.
     public enum Output: Sendable, Equatable {
-        case file(ModelFormat)
+        /// A file; a GLB is stored as `glb` says (see `GLBWriter.Encoding`).
+        case file(ModelFormat, glb: GLBWriter.Encoding = .quantized)
         /// A PNG picture `pixels` square (thumbnails).
         case picture(pixels: Int)
 
         public var mediaType: String {
             switch self {
-            case .file(let format): return format.mediaType
+            case .file(let format, _): return format.mediaType
             case .picture: return "image/png"
             }
         }
 
         var canonical: String {
             switch self {
-            case .file(let format): return format.rawValue
+            case .file(let format, let glb): return format == .glb && glb != .quantized ? "glb-\(glb.rawValue)" : format.rawValue
             case .picture(let pixels): return "png|\(pixels)"
             }
         }
@@ -42,7 +43,7 @@ public struct ModelRequest: Sendable {
     /// The option names, as query parameters and as `proteinar convert`'s options (without `--`).
     public enum Option: String, CaseIterable, Sendable {
         case style, color, select, highlight, hide, assembly
-        case maxTriangles = "max-triangles", size, trueScale = "true-scale", target
+        case maxTriangles = "max-triangles", size, trueScale = "true-scale", target, compression
     }
 
     /// Where the model is shown, which sets the default triangle budget: a phone placing a model
@@ -117,7 +118,17 @@ public struct ModelRequest: Sendable {
     public init(format: ModelFormat, parameters: [String: String], limits: Limits = .web) throws(RequestError) {
         var parameters = parameters
         if parameters[Option.target.rawValue] == nil { parameters[Option.target.rawValue] = Target.defaultTarget(for: format).rawValue }
-        self.init(format: format, options: try Self.sceneOptions(parameters, limits: limits))
+        var glb = GLBWriter.Encoding.quantized
+        if let c = parameters.removeValue(forKey: Option.compression.rawValue) {
+            // Our own viewer asks for meshopt; Scene Viewer and other readers get the default.
+            guard format == .glb, let encoding = GLBWriter.Encoding(rawValue: c) else {
+                throw RequestError(format == .glb
+                    ? "compression '\(c.prefix(40))': expected \(GLBWriter.Encoding.allCases.map(\.rawValue).joined(separator: ", "))"
+                    : "compression: only a GLB has a choice of compression")
+            }
+            glb = encoding
+        }
+        self.init(output: .file(format, glb: glb), options: try Self.sceneOptions(parameters, limits: limits))
     }
 
     /// A thumbnail: `size` in pixels (default 256) and `style`; other parameters are not read.

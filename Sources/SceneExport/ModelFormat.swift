@@ -14,10 +14,12 @@ public enum ModelFormat: String, CaseIterable, Sendable {
         }
     }
 
-    /// The scene in this format. OBJ refers to its materials as `mtlFileName`, which `.mtl` writes.
-    public func encode(_ scene: TriangleScene, mtlFileName: String = "model.mtl") -> [UInt8] {
+    /// The scene in this format. OBJ refers to its materials as `mtlFileName`, which `.mtl` writes;
+    /// a GLB is stored as `glb` says.
+    public func encode(_ scene: TriangleScene, mtlFileName: String = "model.mtl",
+                       glb: GLBWriter.Encoding = .quantized) -> [UInt8] {
         switch self {
-        case .glb: return GLBWriter.write(scene)
+        case .glb: return GLBWriter.write(scene, encoding: glb)
         case .usdz: return USDZWriter.write(scene)
         case .obj: return OBJWriter.write(scene, mtlFileName: mtlFileName).obj
         case .mtl: return OBJWriter.write(scene, mtlFileName: mtlFileName).mtl

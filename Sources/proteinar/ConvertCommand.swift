@@ -15,6 +15,8 @@ struct ConvertCommand: ParsableCommand {
     @Option(help: "Triangle budget (overrides --target's).") var maxTriangles: Int?
     @Option(help: "USDZ root layer: crate (binary scene.usdc) or text (scene.usda, for reading).")
     var usdLayer: String = USDZWriter.LayerFormat.crate.rawValue
+    @Option(help: "GLB storage: quantized (KHR_mesh_quantization), meshopt (quantized and EXT_meshopt_compression) or float (no extension).")
+    var glb: String = GLBWriter.Encoding.quantized.rawValue
     @Option(help: "Longest side in metres.") var size: Float = 0.3
     @Flag(help: "Keep true scale (1 Å = 10⁻¹⁰ m) instead of --size.") var trueScale = false
 
@@ -28,6 +30,9 @@ struct ConvertCommand: ParsableCommand {
         guard let layerFormat = USDZWriter.LayerFormat(rawValue: usdLayer) else {
             throw CLIError("--usd-layer '\(usdLayer)': expected \(USDZWriter.LayerFormat.allCases.map(\.rawValue).joined(separator: " or "))")
         }
+        guard let glbEncoding = GLBWriter.Encoding(rawValue: glb) else {
+            throw CLIError("--glb '\(glb)': expected \(GLBWriter.Encoding.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
         var more = trueScale ? ["true-scale": "1"] : ["size": String(size)]
         more["target"] = target ?? ModelRequest.Target.defaultTarget(for: format).rawValue
         let options = try scene.sceneOptions(maxTriangles: maxTriangles, more: more)
@@ -38,7 +43,7 @@ struct ConvertCommand: ParsableCommand {
         if format == .usdz {
             bytes = USDZWriter.write(built, options: USDZWriter.Options(layerFormat: layerFormat))
         } else if format != .obj {
-            bytes = format.encode(built)
+            bytes = format.encode(built, glb: glbEncoding)
         } else {
             // One OBJ writer pass gives both files.
             let mtl = ((output as NSString).deletingPathExtension as NSString).appendingPathExtension("mtl") ?? output + ".mtl"

@@ -159,6 +159,8 @@ struct SceneExportTests {
                 try Data(bytes).write(to: samplesDirectory.appendingPathComponent("\(name).\(ext)"))
             }
             try save("glb", GLBWriter.write(scene))
+            try save("meshopt.glb", GLBWriter.write(scene, encoding: .meshopt))
+            try save("float.glb", GLBWriter.write(scene, encoding: .float))
             try save("usdz", USDZWriter.write(scene))
             // The same layer as text, for check-usd-layers.py (usd-core compares the two).
             try save("text.usdz", USDZWriter.write(scene, options: .init(layerFormat: .text)))

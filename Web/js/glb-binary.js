@@ -2,6 +2,8 @@
 // buffers they describe, and the typed arrays its accessors read from them, checked so a damaged
 // or unsupported file is said so in words rather than drawn wrong.
 
+import { decodeGltfBuffer } from './meshopt-decode.js';
+
 const GLB_MAGIC = 0x46546c67; // 'glTF' read as a little-endian uint32
 const CHUNK_JSON = 0x4e4f534a; // 'JSON'
 const CHUNK_BIN = 0x004e4942; // 'BIN\0'
@@ -26,7 +28,7 @@ const TYPED_ARRAYS = {
 const COMPONENT_COUNTS = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4, MAT2: 4, MAT3: 9, MAT4: 16 };
 
 // Compression extensions change how buffers must be decoded; we cannot fake them.
-const UNSUPPORTED_REQUIRED = new Set(['KHR_draco_mesh_compression', 'EXT_meshopt_compression', 'KHR_meshopt_compression']);
+const UNSUPPORTED_REQUIRED = new Set(['KHR_draco_mesh_compression', 'KHR_meshopt_compression']);
 
 // --- Container -------------------------------------------------------------
 
@@ -118,6 +120,8 @@ export function checkAsset(json) {
 export function resolveBuffers(json, bin) {
   return (json.buffers ?? []).map((buffer, index) => {
     let data;
+    // EXT_meshopt_compression: a fallback buffer holds no bytes; its views are decoded instead.
+    if (buffer.uri === undefined && buffer.extensions?.EXT_meshopt_compression?.fallback) return null;
     if (buffer.uri === undefined) {
       if (index !== 0 || !bin) throw new Error(`The GLB model is damaged: buffer ${index} has no data.`);
       data = bin;
@@ -172,6 +176,8 @@ export function readAccessor(ctx, index) {
 function bufferViewBytes(ctx, viewIndex, what) {
   const view = ctx.json.bufferViews?.[viewIndex];
   if (!view) throw new Error(`The GLB model is damaged: ${what} uses missing buffer view ${viewIndex}.`);
+  const compressed = view.extensions?.EXT_meshopt_compression;
+  if (compressed) return { bytes: decodedView(ctx, viewIndex, view, compressed), stride: view.byteStride ?? 0 };
   const buffer = ctx.buffers[view.buffer];
   if (!buffer) throw new Error(`The GLB model is damaged: buffer view ${viewIndex} uses missing buffer ${view.buffer}.`);
   const start = view.byteOffset ?? 0;
@@ -180,6 +186,26 @@ function bufferViewBytes(ctx, viewIndex, what) {
     throw new Error(`The GLB model is damaged: buffer view ${viewIndex} runs past the end of its buffer.`);
   }
   return { bytes: buffer.subarray(start, end), stride: view.byteStride ?? 0 };
+}
+
+// A view compressed with EXT_meshopt_compression, decoded once per file.
+function decodedView(ctx, viewIndex, view, ext) {
+  ctx.decodedViews ??= new Map();
+  const cached = ctx.decodedViews.get(viewIndex);
+  if (cached) return cached;
+  const source = ctx.buffers[ext.buffer];
+  const start = ext.byteOffset ?? 0;
+  if (!source || !(start + ext.byteLength <= source.byteLength) || ext.count * ext.byteStride !== view.byteLength) {
+    throw new Error(`The GLB model is damaged: compressed buffer view ${viewIndex} does not fit its buffer.`);
+  }
+  const target = new Uint8Array(view.byteLength);
+  try {
+    decodeGltfBuffer(target, ext.count, ext.byteStride, source.subarray(start, start + ext.byteLength), ext.mode, ext.filter);
+  } catch (error) {
+    throw new Error(`The GLB model is damaged: compressed buffer view ${viewIndex} cannot be decoded (${error.message}).`);
+  }
+  ctx.decodedViews.set(viewIndex, target);
+  return target;
 }
 
 function readBufferView(ctx, viewIndex, byteOffset, Typed, components, count, accessorIndex) {

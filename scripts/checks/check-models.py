@@ -18,6 +18,13 @@ not on PATH, so a machine without it cannot pass by checking less).
        NORMAL unit length; COLOR_0 normalised when integer; indices below the
        vertex count, never the primitive-restart value, a multiple of 3 for
        triangles; materials' factors in 0..1; node matrices finite.
+       KHR_mesh_quantization (listed in extensionsRequired): POSITION may be
+       (unsigned) byte or short, min/max the stored integers; NORMAL
+       normalised (signed) byte or short, unit length within the Khronos
+       validator's 0.00674. EXT_meshopt_compression: the compressed views are
+       first decoded with meshoptimizer's own decoder (libmeshoptimizer via
+       ctypes; gltfpack refuses files it did not compress), then the decoded
+       file goes through every check above and the readers below.
   OBJ  numbers finite; face indices (1-based or negative) inside the v/vn/vt
        lists; `vn` unit length; `mtllib` found beside the file and every
        `usemtl` defined in it.
@@ -50,6 +57,10 @@ import json, shutil, struct, subprocess  # noqa: E402
 import numpy as np  # noqa: E402
 
 UNIT_TOLERANCE = 1e-3  # |length - 1| allowed for unit normals
+# For normalised byte normals (KHR_mesh_quantization): the Khronos glTF validator's unitLengthThresholdVec3.
+QUANTIZED_UNIT_TOLERANCE = 0.00674
+QUANTIZED_POSITION = {5120, 5121, 5122, 5123}
+QUANTIZED_NORMAL = {5120, 5122}
 
 
 class Bad(Exception):
@@ -136,6 +147,50 @@ def read_accessor(g, binary, index, views_ok):
     return a, values
 
 
+def decode_meshopt(data):
+    """A GLB with EXT_meshopt_compression, decoded by libmeshoptimizer into a plain (quantised) GLB."""
+    import ctypes, ctypes.util
+    json_bytes, binary = glb_chunks(data)
+    g = json.loads(json_bytes.decode("utf-8"))
+    name = ctypes.util.find_library("meshoptimizer")
+    need(name, "EXT_meshopt_compression: libmeshoptimizer not found (install libmeshoptimizer-dev) to decode the file")
+    lib = ctypes.CDLL(name)
+    out = bytearray()
+    for k, view in enumerate(g.get("bufferViews", [])):
+        ext = view.get("extensions", {}).get("EXT_meshopt_compression")
+        need(ext is not None, f"bufferView {k}: not compressed, in a file whose views are")
+        count, stride, mode = ext["count"], ext["byteStride"], ext.get("mode")
+        source = bytes(binary[ext.get("byteOffset", 0):ext.get("byteOffset", 0) + ext["byteLength"]])
+        target = ctypes.create_string_buffer(count * stride)
+        if mode == "ATTRIBUTES":
+            rc = lib.meshopt_decodeVertexBuffer(target, ctypes.c_size_t(count), ctypes.c_size_t(stride), source, ctypes.c_size_t(len(source)))
+        elif mode == "TRIANGLES":
+            rc = lib.meshopt_decodeIndexBuffer(target, ctypes.c_size_t(count), ctypes.c_size_t(stride), source, ctypes.c_size_t(len(source)))
+        else:
+            raise Bad(f"bufferView {k}: unexpected meshopt mode {mode!r}")
+        need(rc == 0, f"bufferView {k}: meshoptimizer cannot decode it ({mode}, error {rc})")
+        if ext.get("filter") == "OCTAHEDRAL":
+            lib.meshopt_decodeFilterOct(target, ctypes.c_size_t(count), ctypes.c_size_t(stride))
+        elif ext.get("filter", "NONE") != "NONE":
+            raise Bad(f"bufferView {k}: unexpected filter {ext['filter']!r}")
+        need(count * stride == view["byteLength"], f"bufferView {k}: decodes to {count * stride} bytes, not its byteLength {view['byteLength']}")
+        while len(out) % 4:
+            out.append(0)
+        view.pop("extensions")
+        view["buffer"], view["byteOffset"] = 0, len(out)
+        out += target.raw
+    while len(out) % 4:
+        out.append(0)
+    g["buffers"] = [{"byteLength": len(out)}]
+    for key in ("extensionsUsed", "extensionsRequired"):
+        g[key] = [e for e in g.get(key, []) if e != "EXT_meshopt_compression"]
+    text = json.dumps(g, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 4)
+    total = 12 + 8 + len(text) + 8 + len(out)
+    return (struct.pack("<4sII", b"glTF", 2, total) + struct.pack("<I4s", len(text), b"JSON") + text
+            + struct.pack("<I4s", len(out), b"BIN\0") + bytes(out))
+
+
 def check_glb(path, data):
     json_bytes, binary = glb_chunks(data)
     need(not json_bytes.endswith(b"\0"), "JSON chunk is padded with zeros, not spaces")
@@ -144,6 +199,10 @@ def check_glb(path, data):
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise Bad(f"JSON chunk does not parse: {error}")
     need(g.get("asset", {}).get("version") == "2.0", 'asset.version is not "2.0"')
+    quantized = "KHR_mesh_quantization" in g.get("extensionsRequired", [])
+    for name in g.get("extensionsUsed", []):
+        need(name == "KHR_mesh_quantization", f"extension {name} is not expected here")
+    need(quantized == ("KHR_mesh_quantization" in g.get("extensionsUsed", [])), "KHR_mesh_quantization used but not required")
 
     buffers = g.get("buffers", [])
     binary = binary or b""
@@ -199,14 +258,22 @@ def check_glb(path, data):
             attributes = prim.get("attributes", {})
             need("POSITION" in attributes, f"{where}: no POSITION")
             pa, positions = read_accessor(g, binary, attributes["POSITION"], views_ok)
-            need(pa["componentType"] == 5126 and pa["type"] == "VEC3", f"{where}: POSITION is not float VEC3")
+            need(pa["type"] == "VEC3" and (pa["componentType"] == 5126 or quantized and pa["componentType"] in QUANTIZED_POSITION),
+                 f"{where}: POSITION is not float VEC3" + (" nor a quantised one" if quantized else ""))
             need("min" in pa and "max" in pa, f"{where}: POSITION accessor lacks min/max")
             count = len(positions)
             for name, index in attributes.items():
                 a, values = read_accessor(g, binary, index, views_ok)
                 need(len(values) == count, f"{where}: {name} has {len(values)} elements for {count} positions")
-                if name == "NORMAL":
+                if name == "NORMAL" and a["componentType"] == 5126:
                     check_unit(values, f"{where}: NORMAL")
+                elif name == "NORMAL":
+                    need(quantized and a["componentType"] in QUANTIZED_NORMAL and a.get("normalized") is True,
+                         f"{where}: NORMAL is not float, nor a normalised signed byte or short under KHR_mesh_quantization")
+                    top = 127.0 if a["componentType"] == 5120 else 32767.0
+                    lengths = np.linalg.norm(np.maximum(values.astype(np.float64) / top, -1.0), axis=1)
+                    worst = np.abs(lengths - 1).max()
+                    need(worst <= QUANTIZED_UNIT_TOLERANCE, f"{where}: NORMAL not of unit length (worst |len-1| = {worst:.2e})")
                 if name.startswith("COLOR_") and a["componentType"] != 5126:
                     need(a.get("normalized") is True, f"{where}: integer {name} is not normalized")
             if "material" in prim:
@@ -432,6 +499,22 @@ def check(path, allow_empty):
     need(extension in CHECKS, f"unknown extension {extension!r}")
     with open(path, "rb") as f:
         data = f.read()
+    decoded = None
+    if extension == ".glb" and b"EXT_meshopt_compression" in glb_chunks(data)[0]:
+        decoded = path + ".decoded.glb"
+        data = decode_meshopt(data)
+        with open(decoded, "wb") as f:
+            f.write(data)
+        path = decoded
+    try:
+        return check_loaded(path, data, extension, allow_empty) + (" (meshopt decoded)" if decoded else "")
+    finally:
+        if decoded:
+            os.remove(decoded)
+
+
+def check_loaded(path, data, extension, allow_empty):
+    import trimesh
     triangles, _ = CHECKS[extension](path, data)
     if triangles == 0:
         need(allow_empty, "no triangles")
