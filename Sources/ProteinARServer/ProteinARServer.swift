@@ -98,7 +98,7 @@ public enum ProteinARServer {
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: CompressionMiddleware())
         router.add(middleware: MetricsMiddleware())
-        router.add(middleware: FileMiddleware(webRoot(configuration), searchForIndexHtml: true, logger: logger))
+        for middleware in WebAppFiles(root: webRoot(configuration)).middlewares(logger: logger) { router.add(middleware: middleware) }
         if FileManager.default.fileExists(atPath: configuration.leafletRoot) {
             router.add(middleware: FileMiddleware(configuration.leafletRoot, urlBasePath: "/vendor/leaflet", logger: logger))
         }

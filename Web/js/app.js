@@ -161,6 +161,23 @@ function updateAR() {
     if (isAndroid) slot.append(' ', el('a', { href: sceneViewerURL(subject.glb), class: 'scene-viewer-link' }, 'Open in Scene Viewer'));
   }
   slot.append(' ', el('a', { href: subject.usdz, download: `${subject.name}.usdz` }, 'USDZ'), ' ', el('a', { href: subject.glb, download: `${subject.name}.glb` }, 'GLB'));
+  // What the phone will download for AR: the USDZ where AR Quick Look opens it, else the AR GLB.
+  const size = el('span', { class: 'download-size', 'aria-live': 'polite' });
+  slot.append(' ', size);
+  showDownloadSize(size, anchor.rel === 'ar' ? subject.usdz : subject.glb);
+}
+
+async function showDownloadSize(span, url) {
+  try {
+    const response = await fetch(url, { method: 'HEAD' });
+    const bytes = Number(response.headers.get('Content-Length'));
+    if (!response.ok || !(bytes > 0)) return;
+    const text = bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1e3))} KB`;
+    span.textContent = `AR model, ${text}`;
+    span.title = 'What your phone downloads to place this model in your room (before compression on the way)';
+  } catch {
+    // No size shown; the links still work.
+  }
 }
 
 async function viewInAR(subject) {

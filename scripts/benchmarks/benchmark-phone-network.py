@@ -319,12 +319,14 @@ def fetch(url, out, hdr):
     return m
 
 
-def model_urls(server, mol_id, mol_query, extra):
-    """[(model, url)]: the viewer's GLB, the AR Quick Look USDZ, and with an extra query, Scene Viewer's GLB."""
+def model_urls(server, mol_id, mol_query, extra, viewer_extra=""):
+    """[(model, url)]: the viewer's GLB (with the server's --viewer-query), the AR Quick Look USDZ,
+    and with an extra query, Scene Viewer's GLB."""
     q = "&".join(x for x in (APP_QUERY, mol_query) if x)
     qa = "&".join(x for x in (q, extra) if x)
+    qv = "&".join(x for x in (q, viewer_extra) if x)
     path = f"{server.base}/api/molecules/{mol_id}"
-    urls = [("glb", f"{path}/model.glb?{q}"), ("usdz", f"{path}/model.usdz?{qa}")]
+    urls = [("glb", f"{path}/model.glb?{qv}"), ("usdz", f"{path}/model.usdz?{qa}")]
     if extra: urls.append(("glb-ar", f"{path}/model.glb?{qa}"))
     return urls
 
@@ -514,6 +516,8 @@ def parse_args(argv):
     p.add_argument("--server", action="append", required=True, metavar="LABEL=BIN", help="a proteinar binary to serve (repeatable)")
     p.add_argument("--profile", action="append", metavar="NAME[=DOWN/UP/RTT]", help="4G, 3G, or NAME=Mbit/Mbit/ms (repeatable; default 4G and 3G)")
     p.add_argument("--query", action="append", default=[], metavar="LABEL=QS", help="extra query for that server's AR models (also --query-LABEL QS)")
+    p.add_argument("--viewer-query", action="append", default=[], metavar="LABEL=QS",
+                   help="extra query for that server's viewer GLB, as its web app asks (e.g. new=compression=meshopt)")
     p.add_argument("--web-root", action="append", default=[], metavar="LABEL=DIR", help="serve that server's web app from DIR")
     p.add_argument("--molecule", action="append", help="only these (1AKE, 2XHE, 7CTH-asm1, 4V8R)")
     p.add_argument("--structure-4v8r", default=UPLOAD_4V8R, help="the 4V8R file to upload (default: the repository's fixture)")
@@ -533,6 +537,7 @@ def parse_args(argv):
         return d
     a.servers = list(pairs(a.server, "--server").items())
     a.queries = pairs(a.query, "--query")
+    a.viewer_queries = pairs(a.viewer_query, "--viewer-query")
     a.web_roots = pairs(a.web_root, "--web-root")
     profiles = a.profile or (["4G"] if a.quick else ["4G", "3G"])
     a.profiles = []
@@ -594,7 +599,7 @@ def main():
                     else:
                         ids[mlabel] = mol_id
                     saved = {}
-                    for model, url in model_urls(srv, ids[mlabel], mquery, extra):
+                    for model, url in model_urls(srv, ids[mlabel], mquery, extra, args.viewer_queries.get(label, "")):
                         for state in ("cold", "cached"):
                             out = os.path.join(work, f"{pname}-{label}-{mlabel}-{model}-{state}.body")
                             m = fetch(url, out, out + ".hdr")

@@ -134,8 +134,8 @@ def read_accessor(g, binary, index, views_ok):
     if stride == size * width:
         values = np.frombuffer(binary, dtype, count * width, start).reshape(count, width)
     else:
-        rows = [np.frombuffer(binary, dtype, width, start + k * stride) for k in range(count)]
-        values = np.stack(rows)
+        # Interleaved or padded (a quantised VEC3 in a 4- or 8-byte stride): a strided view, copied.
+        values = np.ndarray((count, width), dtype, buffer=binary, offset=start, strides=(stride, size)).copy()
     if a["componentType"] == 5126:
         need(np.isfinite(values).all(), f"accessor {index}: non-finite floats")
     for bound, pick in (("min", values.min(axis=0)), ("max", values.max(axis=0))):

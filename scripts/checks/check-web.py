@@ -103,6 +103,21 @@ try:
           js("return window.isSecureContext === true && document.getElementById('insecure-notice').hidden"))
     shot("explore")
 
+    # Static files: the page names them under /v/<version>/, kept for a year; the page is revalidated.
+    with urllib.request.urlopen(base + "/", timeout=30) as r:
+        page, page_cache = r.read().decode(), r.headers.get("Cache-Control")
+    import re
+    versioned = re.findall(r'(?:src|href)="(/v/[0-9a-f]{12}/[^"]+)"', page)
+    cached = []
+    for path in versioned:
+        with urllib.request.urlopen(base + path, timeout=30) as r:
+            cached.append(r.headers.get("Cache-Control"))
+    check("index.html is revalidated (no-cache) and names its script and stylesheet under /v/<version>/, cached for a year (immutable)",
+          page_cache == "no-cache" and len(versioned) == 2 and all(c == "public, max-age=31536000, immutable" for c in cached),
+          f"{page_cache!r} {versioned} {cached}")
+    check("the page's modules were loaded from the versioned folder",
+          js("return performance.getEntriesByType('resource').some(e => /\\/v\\/[0-9a-f]{12}\\/js\\/viewer\\.js$/.test(e.name))"))
+
     # The viewer's GLB is the meshopt-compressed one (EXT_meshopt_compression), decoded in the page
     # by js/meshopt-decode.js: held to the server's uncompressed (quantised) file of the same model,
     # and to files gltfpack compressed itself (-c: the same views, byte for byte; -cc: filters too).
@@ -386,6 +401,11 @@ try:
         return ok, href
     ok, href = quick_look("/?ios#/explore/1AKE", "ar-button", "ar-slot", "/api/molecules/1AKE/model.usdz", "1AKE")
     check("on iOS, View in AR is a Quick Look link (rel=ar, wrapping an image) to a USDZ that passes usdz-check", ok, str(href))
+    shown = wait("const s = document.querySelector('#ar-slot .download-size'); return s && s.textContent", 60)
+    usdz_path = os.path.join(server.tmp, "quicklook-1AKE.usdz")
+    size = os.path.getsize(usdz_path) if os.path.exists(usdz_path) else 0
+    expected = f"AR model, {size / 1e6:.1f} MB" if size >= 1e6 else f"AR model, {max(1, round(size / 1e3))} KB"
+    check("beside View in AR the page says what the phone downloads (the USDZ's size)", shown == expected, f"{shown!r}, file {size} bytes")
     ok, href = quick_look("/?ios-build#/build/strand:6,flexible-coil:2,strand:6/1", "build-ar-button", "build-ar-slot", "/api/designs/model.usdz", "design")
     check("on iOS, a built design's Quick Look link is a USDZ that passes usdz-check", ok, str(href))
     b.cdp("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
