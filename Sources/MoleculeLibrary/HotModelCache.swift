@@ -17,7 +17,16 @@ public final class HotModelCache: Sendable {
         var entries: [String: Entry] = [:]
         var bytes = 0
         var clock: UInt64 = 0
+        /// The file hash of each library id whose model was served lately, and when it was read.
+        var files: [String: (hash: String, read: NIODeadline)] = [:]
     }
+
+    /// How long a library id's file hash is trusted without reading the store again: a molecule
+    /// removed here is forgotten at once, one removed by another server on the same database
+    /// stops being served from memory within this time.
+    public static let fileTrust = TimeAmount.seconds(5)
+    /// Most ids remembered (a fresh read replaces the oldest half beyond it).
+    static let fileLimit = 4_096
 
     public let limitBytes: Int
     private let state = NIOLockedValueBox(State())
@@ -56,4 +65,27 @@ public final class HotModelCache: Sendable {
     }
 
     public var totalBytes: Int { state.withLockedValue { $0.bytes } }
+
+    /// Notes that library id `id` holds the file with hash `hash` (read from the store just now).
+    public func remember(fileHash hash: String, of id: String) {
+        let now = NIODeadline.now()
+        state.withLockedValue { s in
+            if s.files.count >= Self.fileLimit {
+                s.files = s.files.filter { now - $0.value.read < Self.fileTrust }
+                if s.files.count >= Self.fileLimit { s.files.removeAll() }
+            }
+            s.files[id] = (hash, now)
+        }
+    }
+
+    /// The file hash of `id` when it was read less than `fileTrust` ago.
+    public func recentFileHash(of id: String) -> String? {
+        let now = NIODeadline.now()
+        return state.withLockedValue { s in
+            guard let f = s.files[id], now - f.read < Self.fileTrust else { return nil }
+            return f.hash
+        }
+    }
+
+    public func forgetFile(of id: String) { state.withLockedValue { _ = $0.files.removeValue(forKey: id) } }
 }

@@ -266,6 +266,7 @@ public final class LibraryService: Sendable {
     /// store's cache or made, then kept in memory.
     public func servedModel(id: String, request: ModelRequest) async throws -> HotModelCache.Entry {
         let record = try await molecule(id: id)
+        hot.remember(fileHash: record.fileHash, of: id)
         let key = request.cacheKey(fileHash: record.fileHash)
         if let entry = hot.get(key) { return entry }
         return hot.put(try await model(of: record, request: request, key: key))
@@ -295,8 +296,21 @@ public final class LibraryService: Sendable {
         }
     }
 
+    /// A model served lately, from memory: the cheap path of repeated requests, which converts
+    /// nothing and so takes no share of the client's conversions. The store is read only when the
+    /// id's file hash was not read in the last `HotModelCache.fileTrust`; nil when the model is not
+    /// in memory (then `servedModel` makes or loads it).
+    public func hotModel(id: String, request: ModelRequest) async throws -> HotModelCache.Entry? {
+        if let hash = hot.recentFileHash(of: id) { return hot.get(request.cacheKey(fileHash: hash)) }
+        let record = try await molecule(id: id)
+        hot.remember(fileHash: record.fileHash, of: id)
+        return hot.get(request.cacheKey(fileHash: record.fileHash))
+    }
+
     public func remove(id: String) async throws {
         try Self.checkLibraryID(id)
+        hot.forgetFile(of: id)
+        defer { hot.forgetFile(of: id) }  // a request that read the record meanwhile
         guard try await store.remove(id: id) else { throw LibraryError.notFound("no molecule '\(id)' in the library") }
     }
 

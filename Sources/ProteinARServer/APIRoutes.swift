@@ -206,6 +206,10 @@ struct APIRoutes: Sendable {
             }
         }
         let disposition = "inline; filename=\"\(id).\(format.rawValue)\""
+        if let model = try await call({ try await service.hotModel(id: id, request: modelRequest) }) {
+            return Responses.bytes(model.buffer, type: model.mediaType, etag: model.key, request: request, head: head,
+                                   disposition: disposition, negotiated: true)
+        }
         let model = try await call {
             try await whileConnected(channel) { try await fairShare.run(client) { try await service.servedModel(id: id, request: modelRequest) } }
         }

@@ -168,6 +168,8 @@ struct APITests {
         #expect(try await server.get("/api/molecules/\(id)/model.glb").body == model.body)
         #expect(try await server.request(.DELETE, "/api/molecules/\(id)").status == 204)
         #expect(try await server.get("/api/molecules/\(id)").status == 404)
+        // The model was just served from memory; once the molecule is gone, it is not.
+        #expect(try await server.get("/api/molecules/\(id)/model.glb").status == 404)
         #expect(try await server.request(.DELETE, "/api/molecules/\(id)").status == 404)
         #expect(try await server.service.store.cacheSize() == 0)
     }

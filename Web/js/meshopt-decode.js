@@ -136,6 +136,32 @@ function indexOutput(target, count, byteStride) {
 // Mode 1: triangles (header 0xe1; 0xe0 = version 0 accepted too, see README)
 // ---------------------------------------------------------------------------------------------------
 
+// LEB128 varint of at most 5 bytes at source[at] (both index codecs use them); where it ends is
+// left in varintEnd, so the hot loops allocate nothing.
+let varintEnd = 0;
+function readVarint(source, at) {
+  let v = source[at++];
+  if (v & 0x80) {
+    v &= 0x7f;
+    let b = source[at++];
+    v |= (b & 0x7f) << 7;
+    if (b & 0x80) {
+      b = source[at++];
+      v |= (b & 0x7f) << 14;
+      if (b & 0x80) {
+        b = source[at++];
+        v |= (b & 0x7f) << 21;
+        if (b & 0x80) {
+          b = source[at++];
+          v |= b << 28;
+        }
+      }
+    }
+  }
+  varintEnd = at;
+  return v >>> 0;
+}
+
 /**
  * Decode a triangle-list index stream.
  * @param {Uint8Array} target  receives count * byteStride bytes
@@ -166,27 +192,10 @@ export function decodeIndexBuffer(target, count, byteStride, source) {
   let codePos = 1;
   let data = 1 + triCount;
 
-  // LEB128 varint (<= 5 bytes) then zigzag delta vs `last`.
+  // A varint, then a zigzag delta from `last`.
   function readIndex() {
-    let v = source[data++];
-    if (v & 0x80) {
-      v &= 0x7f;
-      let b = source[data++];
-      v |= (b & 0x7f) << 7;
-      if (b & 0x80) {
-        b = source[data++];
-        v |= (b & 0x7f) << 14;
-        if (b & 0x80) {
-          b = source[data++];
-          v |= (b & 0x7f) << 21;
-          if (b & 0x80) {
-            b = source[data++];
-            v |= b << 28;
-          }
-        }
-      }
-    }
-    v >>>= 0;
+    const v = readVarint(source, data);
+    data = varintEnd;
     last = (last + ((v >>> 1) ^ -(v & 1))) >>> 0;
     return last;
   }
@@ -272,25 +281,8 @@ export function decodeIndexSequence(target, count, byteStride, source) {
   let data = 1;
   for (let i = 0; i < count; i++) {
     if (data >= end) fail('index sequence truncated');
-    let v = source[data++];
-    if (v & 0x80) {
-      v &= 0x7f;
-      let b = source[data++];
-      v |= (b & 0x7f) << 7;
-      if (b & 0x80) {
-        b = source[data++];
-        v |= (b & 0x7f) << 14;
-        if (b & 0x80) {
-          b = source[data++];
-          v |= (b & 0x7f) << 21;
-          if (b & 0x80) {
-            b = source[data++];
-            v |= b << 28;
-          }
-        }
-      }
-    }
-    v >>>= 0;
+    const v = readVarint(source, data);
+    data = varintEnd;
     const d = v >>> 1;
     const delta = (d >>> 1) ^ -(d & 1);
     if (v & 1) out[i] = last1 = (last1 + delta) >>> 0;
