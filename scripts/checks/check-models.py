@@ -6,8 +6,9 @@
 Each file is checked by reading its bytes directly (the layout rules of its
 format) and then by loading it in third-party readers: trimesh for every
 format, pygltflib for GLB, pycollada (and the COLLADA 1.4.1 XML schema) for
-DAE, and `assimp info` (Debian's assimp-utils; a file fails when assimp is
-not on PATH, so a machine without it cannot pass by checking less).
+DAE, `assimp info` (Debian's assimp-utils; a file fails when assimp is
+not on PATH, so a machine without it cannot pass by checking less), and for GLB
+gltfpack (Debian's; likewise required).
 
   GLB  12-byte header (magic, version 2, total length), JSON chunk padded
        with spaces and BIN chunk padded with zeros to 4 bytes, nothing after;
@@ -528,6 +529,18 @@ def check_loaded(path, data, extension, allow_empty):
     result = subprocess.run(["assimp", "info", path], capture_output=True, text=True)
     lines = (result.stdout + result.stderr).strip().splitlines()
     need(result.returncode == 0, "assimp info fails: " + (lines[-1] if lines else f"exit {result.returncode}"))
+    if extension == ".glb":
+        # gltfpack (meshoptimizer's packer) must read it too. It reads no file that is already
+        # meshopt-compressed, so those are given to it decoded.
+        need(shutil.which("gltfpack"), "gltfpack not found on PATH (install gltfpack): the file was not loaded in gltfpack")
+        packed = path + ".gltfpack.glb"
+        try:
+            result = subprocess.run(["gltfpack", "-i", path, "-o", packed], capture_output=True, text=True)
+            lines = (result.stdout + result.stderr).strip().splitlines()
+            need(result.returncode == 0 and os.path.getsize(packed) > 0, "gltfpack cannot read it: " + (lines[-1] if lines else f"exit {result.returncode}"))
+        finally:
+            if os.path.exists(packed):
+                os.remove(packed)
     # scene.geometry holds each mesh once; a mesh several nodes place (instancing: GLB and DAE
     # assemblies) counts once there. `placed` counts every placement, what a viewer draws.
     placed = sum(len(scene.geometry[name].faces) for name in
