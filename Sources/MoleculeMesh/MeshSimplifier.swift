@@ -44,22 +44,13 @@ enum MeshSimplifier {
         }
         kept.removeLast(indexCount - count)
 
-        // New vertex numbers in order of first use; unused vertices are dropped.
-        var remap = [UInt32](repeating: 0, count: vertexCount)
-        let used = remap.withUnsafeMutableBufferPointer { r in
-            kept.withUnsafeBufferPointer { meshopt_optimizeVertexFetchRemap(r.baseAddress, $0.baseAddress, count, vertexCount) }
-        }
+        // The vertices the remaining triangles use, in order of first use.
+        let ordered = VertexStreams(positions: mesh.positions, normals: mesh.normals, colors: mesh.colors, indices: kept).fetchOrdered()
         var result = TriangleMesh(name: mesh.name)
-        result.positions = [SIMD3<Float>](repeating: .zero, count: used)
-        result.normals = mesh.normals.count == vertexCount ? [SIMD3<Float>](repeating: .zero, count: used) : []
-        result.colors = mesh.colors.count == vertexCount ? [SIMD4<Float>](repeating: .zero, count: used) : []
-        for v in 0..<vertexCount where remap[v] != UInt32.max {
-            let n = Int(remap[v])
-            result.positions[n] = mesh.positions[v]
-            if !result.normals.isEmpty { result.normals[n] = mesh.normals[v] }
-            if !result.colors.isEmpty { result.colors[n] = mesh.colors[v] }
-        }
-        result.indices = kept.map { remap[Int($0)] }
+        result.positions = ordered.positions
+        result.normals = ordered.normals
+        result.colors = ordered.colors
+        result.indices = ordered.indices
         result.parts = [.init(triangles: 0..<(count / 3), material: mesh.parts.first?.material ?? 0)]
         return Result(mesh: result, deviation: relativeError * scale)
     }
