@@ -309,8 +309,8 @@ public final class LibraryService: Sendable {
 
     public func remove(id: String) async throws {
         try Self.checkLibraryID(id)
-        hot.forgetFile(of: id)
-        defer { hot.forgetFile(of: id) }  // a request that read the record meanwhile
+        // After the removal (or its failure): also drops what a request read meanwhile.
+        defer { hot.forgetFile(of: id) }
         guard try await store.remove(id: id) else { throw LibraryError.notFound("no molecule '\(id)' in the library") }
     }
 

@@ -276,11 +276,11 @@ public enum MoleculeSceneBuilder {
         return (scene, report)
     }
 
-    /// Centres the scene on the ground plane (Y up, resting on y = 0) and scales it so its longest
-    /// side is `size` metres (or 1 Å = 10⁻¹⁰ m when nil), by composing every node's transform.
     /// "0.7" for a progress line.
     static func oneDecimal(_ x: Float) -> String { String((Double(x) * 10).rounded() / 10) }
 
+    /// Centres the scene on the ground plane (Y up, resting on y = 0) and scales it so its longest
+    /// side is `size` metres (or 1 Å = 10⁻¹⁰ m when nil), by composing every node's transform.
     static func place(_ scene: inout TriangleScene, size: Float?) {
         guard let (lo, hi) = scene.worldBounds() else { return }
         let extent = hi - lo
