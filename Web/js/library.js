@@ -52,7 +52,8 @@ export function setupLibrary(app) {
         say(error.message, { error: true });
       }
     } finally {
-      list.removeAttribute('aria-busy');
+      // A superseded render must not mark the list ready while the newer one is still loading.
+      if (shown === serial) list.removeAttribute('aria-busy');
     }
   }
 
