@@ -3,6 +3,8 @@
   - cached model throughput: wrk on a cached 2XHE GLB (requests/s, p50/p99 latency);
   - cold latency of a first 2XHE USDZ: fetch from a local archive stand-in, read, mesh, write;
   - memory under 1, 10 and 50 concurrent conversions (server RSS sampled every 20 ms).
+The AR GLBs' bytes are also served by nginx (Debian's nginx-light: sendfile, gzip_static, two
+workers) under the same wrk, as the reference for what this machine's loopback allows per body size.
 The archive stand-in is scripts/proteinar_testing's, serving the fixture as files.rcsb.org would.
 Adding to the library needs an account: each server gets one (registered before the clock starts).
 
@@ -16,6 +18,7 @@ from proteinar_testing.accounts import library_token  # noqa: E402
 from proteinar_testing.archive import ArchiveStandIn  # noqa: E402
 from proteinar_testing.http_client import fetch  # noqa: E402
 from proteinar_testing.paths import FIXTURES, ROOT  # noqa: E402
+from proteinar_testing.ports import free_port  # noqa: E402
 from proteinar_testing.server import ServerProcess  # noqa: E402
 
 binary = os.path.join(ROOT, os.environ.get("PROTEINAR_BIN", ".build/release/proteinar"))
@@ -24,6 +27,9 @@ if not os.access(binary, os.X_OK):
 if not shutil.which("wrk"):
     print("installing wrk (Debian)", file=sys.stderr)
     subprocess.run("apt-get update -qq >&2 && apt-get install -y -qq wrk >/dev/null", shell=True, check=True)
+if not shutil.which("nginx"):
+    print("installing nginx-light (Debian), the reference static server", file=sys.stderr)
+    subprocess.run("apt-get update -qq >&2 && apt-get install -y -qq nginx-light >/dev/null", shell=True)
 duration, connections = int(os.environ.get("DURATION", "10")), int(os.environ.get("CONNECTIONS", "32"))
 tmp = tempfile.mkdtemp(prefix="proteinar-bench-")
 archive = ArchiveStandIn({"2XHE.cif.gz": os.path.join(FIXTURES, "2XHE.cif.gz")}, {})
@@ -68,8 +74,9 @@ for total, fetched, model, size in cold:
 # Cached throughput.
 server = serve("warm", LIMITS if lifts else ()); base = server.url
 request(base + "/api/molecules", json.dumps({"id": "2XHE"}).encode(), {"Content-Type": "application/json"}, library_token(server))
-def wrk(url, gzip=False):
-    _, body = request(url, headers={"Accept-Encoding": "gzip"} if gzip else None)  # made once, then cached
+def wrk(url, gzip=False, body=None):
+    if body is None:
+        _, body = request(url, headers={"Accept-Encoding": "gzip"} if gzip else None)  # made once, then cached
     extra = ["-H", "Accept-Encoding: gzip"] if gzip else []
     w = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{duration}s", "--latency", *extra, url], capture_output=True, text=True).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", w).group(1))
@@ -79,6 +86,36 @@ def wrk(url, gzip=False):
         return v / 1000 if unit == "us" else v * 1000 if unit == "s" else v
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", w)
     return len(body), rps, lat("50%"), lat("99%"), int(errors.group(1)) if errors else 0
+class Nginx:
+    """nginx serving files from a folder, as the reference for serving the same bytes."""
+    def __init__(self):
+        # Its own folder, readable by nginx's unprivileged workers.
+        self.root, self.port = tempfile.mkdtemp(prefix="proteinar-bench-nginx-"), free_port()
+        os.chmod(self.root, 0o755)
+        conf = os.path.join(self.root, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write(f"""worker_processes 2; pid {self.root}/nginx.pid; error_log {self.root}/error.log; daemon off;
+events {{ worker_connections 1024; }}
+http {{ access_log off; sendfile on; tcp_nopush on;
+  server {{ listen 127.0.0.1:{self.port}; root {self.root}/www; gzip_static on; types {{ model/gltf-binary glb; }} }} }}
+""")
+        os.makedirs(os.path.join(self.root, "www"))
+        self.process = subprocess.Popen(["nginx", "-c", conf], stderr=subprocess.DEVNULL)
+        time.sleep(0.5)
+        self.version = subprocess.run(["nginx", "-v"], capture_output=True, text=True).stderr.strip().split("/")[-1]
+
+    def url(self, name, plain, gzipped=None):
+        """Publishes `plain` (and its gzip, which gzip_static sends to clients that accept it) as `name`."""
+        for path, data in ((name, plain), (name + ".gz", gzipped)):
+            if data is not None:
+                with open(os.path.join(self.root, "www", path), "wb") as f: f.write(data)
+        return f"http://127.0.0.1:{self.port}/{name}"
+
+    def stop(self):
+        self.process.terminate(); self.process.wait()
+        shutil.rmtree(self.root, ignore_errors=True)
+nginx = Nginx() if shutil.which("nginx") else None
+
 print(f"\nCached models with wrk -t2 -c{connections} -d{duration}s on loopback:")
 results = {}
 # Issue 15: the AR GLB Scene Viewer gets (quantised), the one the viewer and WebXR get (meshopt),
@@ -95,6 +132,17 @@ for label, path, gz in [("2XHE GLB, default (cartoon, 250,288 triangles)", "/api
         print(f"  {label:<48} not offered by this build ({error})")
         continue
     print(f"  {label:<48} {size/1e6:5.2f} MB: {rps:8,.0f} requests/s, p50 {p50:6.2f} ms, p99 {p99:6.2f} ms, {errors} errors, {rps*size/1e9:.1f} GB/s")
+    if nginx and "AR GLB" in label:
+        name = "meshopt.glb" if "meshopt" in label else "quantised.glb"
+        _, plain = request(base + path)
+        _, gzipped = request(base + path, headers={"Accept-Encoding": "gzip"}) if gz else (None, None)
+        url = nginx.url(name, plain, gzipped)
+        status, sent = request(url, headers={"Accept-Encoding": "gzip"} if gz else None)
+        assert status == 200 and sent == (gzipped if gz else plain), f"nginx did not send the same bytes ({status}, {len(sent)} bytes)"
+        size, rps, p50, p99, errors = results["nginx " + label] = wrk(url, gz, sent)
+        print(f"  {'  the same bytes from nginx ' + nginx.version:<48} {size/1e6:5.2f} MB: {rps:8,.0f} requests/s, p50 {p50:6.2f} ms, "
+              f"p99 {p99:6.2f} ms, {errors} errors, {rps*size/1e9:.1f} GB/s")
+if nginx: nginx.stop()
 _, rps, p50, p99, _ = results["2XHE GLB, default (cartoon, 250,288 triangles)"]
 
 # Memory under concurrent conversions: distinct options so that none comes from the cache. Distinct
@@ -124,5 +172,10 @@ archive.close()
 print("\nTargets")
 verdict = lambda ok: "MET   " if ok else "MISSED"
 print(f"  {verdict(rps >= 2000 and p99 < 20)} cached GLB: at least 2,000 requests/s with p99 under 20 ms: {rps:,.0f}/s, p99 {p99:.2f} ms")
+for label in ("2XHE AR GLB (target=ar, quantised)", "2XHE AR GLB, gzip", "2XHE AR GLB, meshopt", "2XHE AR GLB, meshopt, gzip"):
+    if label in results:
+        _, r, _, q, _ = results[label]
+        reference = f" (nginx, same bytes: {results['nginx ' + label][1]:,.0f}/s, p99 {results['nginx ' + label][3]:.2f} ms)" if nginx else ""
+        print(f"  {verdict(r >= 5000 and q < 20)} cached {label[5:]}: at least 5,000 requests/s with p99 under 20 ms: {r:,.0f}/s, p99 {q:.2f} ms{reference}")
 print(f"  {verdict(cold[1][0] < 0.3)} cold first 2XHE USDZ under 300 ms: median {cold[1][0]*1000:.0f} ms (best {cold[0][0]*1000:.0f} ms)")
 shutil.rmtree(tmp, ignore_errors=True)
