@@ -10,9 +10,9 @@ Needs root (ip netns, /dev/net/tun), curl, Debian's chromium and chromium-driver
 part), gltfpack and the usd-core venv .venv-usd (for the reference sizes; skipped when missing).
 
 The link. A `proteinar-bench-srv` and a `proteinar-bench-cli` namespace, 10.77.0.1 and 10.77.0.2,
-joined by a user-space link emulator: one TUN device in each namespace and a process (this script,
-run again with --_link) that passes every IP packet across, one queue per direction: a packet waits
-for the link to be free, takes len*8/rate on it, then travels the one-way delay (RTT/2), as
+joined by a user-space link emulator (scripts/proteinar_testing/link_emulator.py): one TUN device in
+each namespace and a process that passes every IP packet across, one queue per direction: a packet
+waits for the link to be free, takes len*8/rate on it, then travels the one-way delay (RTT/2), as
 `tc netem delay D rate R` does. The kernels these benchmarks run on may lack sch_netem (it is not
 built into the 2-core machine's kernel), so the script does not depend on it. Its queue holds up to
 --queue-limit packets (default 10,000, so nothing is dropped); what was dropped and how late the
@@ -56,31 +56,27 @@ gzip -9.
 --quick: 4G and 2XHE only. --web-root LABEL=DIR serves that server's web app from DIR.
 """
 import argparse
-import collections
 import gzip
 import json
 import os
 import re
-import select
 import shutil
 import signal
-import struct
 import subprocess
 import sys
 import tempfile
 import time
-import zipfile
 
 SCRIPTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(SCRIPTS)
 FIXTURES = os.path.join(ROOT, "Tests", "Fixtures", "structures")
 USD_PYTHON = os.path.join(ROOT, ".venv-usd", "bin", "python")
 
-NS_SERVER, NS_CLIENT = "proteinar-bench-srv", "proteinar-bench-cli"
-DEV_SERVER, DEV_CLIENT = "pbench-srv0", "pbench-cli0"
-IP_SERVER, IP_CLIENT = "10.77.0.1", "10.77.0.2"
+sys.path.insert(0, SCRIPTS)  # for proteinar_testing
+from proteinar_testing.link_emulator import (IP_SERVER, NS_CLIENT, NS_SERVER, PROFILES, Link, describe,  # noqa: E402
+                                             make_namespaces, remove_namespaces)
+from proteinar_testing.phone_browser import run_browser  # noqa: E402
 
-PROFILES = {"4G": (20.0, 5.0, 60.0), "3G": (1.6, 0.75, 300.0)}   # down Mbit/s, up Mbit/s, RTT ms
 # Explore's default controls (Web/index.html: style Automatic, colour Automatic, Hide water on,
 # Hide ligands off), as explore.js modelOptions() turns them into the model's query.
 APP_QUERY = "style=auto&hide=water"
@@ -97,148 +93,6 @@ def log(*a):
 
 def run(*args, check=True, **kw):
     return subprocess.run(list(args), check=check, **kw)
-
-
-# ---------------------------------------------------------------------------------------------
-# The link emulator (this script with --_link CONFIG): runs until its stdin closes.
-
-def link_main(cfg):
-    import fcntl
-    TUNSETIFF, IFF_TUN, IFF_NO_PI = 0x400454CA, 0x0001, 0x1000
-
-    def tun(name):
-        fd = os.open("/dev/net/tun", os.O_RDWR)
-        fcntl.ioctl(fd, TUNSETIFF, struct.pack("16sH", name.encode(), IFF_TUN | IFF_NO_PI))
-        return fd
-
-    srv, cli = tun(DEV_SERVER), tun(DEV_CLIENT)
-    for dev, ns, me, peer in ((DEV_SERVER, NS_SERVER, IP_SERVER, IP_CLIENT), (DEV_CLIENT, NS_CLIENT, IP_CLIENT, IP_SERVER)):
-        run("ip", "link", "set", dev, "netns", ns)
-        run("ip", "netns", "exec", ns, "sysctl", "-q", "-w", f"net.ipv6.conf.{dev}.disable_ipv6=1", check=False,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        run("ip", "-n", ns, "addr", "add", me, "peer", peer, "dev", dev)
-        run("ip", "-n", ns, "link", "set", dev, "mtu", "1500", "up")
-    for fd in (srv, cli):
-        os.set_blocking(fd, False)
-    try:  # the emulator's timing must not suffer from the server and Chromium taking both cores
-        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(20))
-    except (OSError, AttributeError):
-        try: os.nice(-15)
-        except OSError: pass
-
-    class Way:
-        def __init__(self, name, src, dst, mbit, delay_ms):
-            self.name, self.src, self.dst = name, src, dst
-            self.sec_per_byte = 8 / (mbit * 1e6)
-            self.delay = delay_ms / 1000
-            self.free = 0.0       # when the link is next free
-            self.q = collections.deque()   # (deliver at, packet)
-            self.packets = self.bytes = self.drops = self.max_queue = 0
-            self.late_max = self.late_sum = 0.0
-            self.late_over_2ms = 0
-
-    limit = cfg["limit"]
-    down = Way("down", srv, cli, cfg["down"], cfg["rtt"] / 2)
-    up = Way("up", cli, srv, cfg["up"], cfg["rtt"] / 2)
-    ways = {srv: down, cli: up}
-    stdin = sys.stdin.fileno()
-    print("ready", flush=True)
-    while True:
-        now = time.monotonic()
-        fronts = [w.q[0][0] for w in (down, up) if w.q]
-        timeout = max(0.0, min(fronts) - now) if fronts else None
-        readable, _, _ = select.select([srv, cli, stdin], [], [], timeout)
-        for fd in readable:
-            if fd == stdin:
-                if not os.read(stdin, 4096):
-                    stats = {w.name: {"packets": w.packets, "bytes": w.bytes, "drops": w.drops, "max_queue": w.max_queue,
-                                      "late_max_ms": w.late_max * 1000, "late_mean_ms": w.late_sum / max(1, w.packets) * 1000,
-                                      "late_over_2ms": w.late_over_2ms} for w in (down, up)}
-                    print(json.dumps(stats), flush=True)
-                    return
-                continue
-            w = ways[fd]
-            while True:
-                try:
-                    pkt = os.read(fd, 65536)
-                except BlockingIOError:
-                    break
-                if not pkt:
-                    break
-                now = time.monotonic()
-                if len(w.q) >= limit:
-                    w.drops += 1
-                    continue
-                w.free = max(now, w.free) + len(pkt) * w.sec_per_byte
-                w.q.append((w.free + w.delay, pkt))
-                w.max_queue = max(w.max_queue, len(w.q))
-        now = time.monotonic()
-        for w in (down, up):
-            while w.q and w.q[0][0] <= now:
-                due, pkt = w.q.popleft()
-                try:
-                    os.write(w.dst, pkt)
-                except OSError:
-                    w.drops += 1
-                    continue
-                late = now - due
-                w.packets += 1
-                w.bytes += len(pkt)
-                w.late_sum += late
-                w.late_max = max(w.late_max, late)
-                if late > 0.002: w.late_over_2ms += 1
-
-
-class Link:
-    """The emulator process for one profile; stop() returns its statistics."""
-
-    def __init__(self, down, up, rtt, limit):
-        cfg = json.dumps({"down": down, "up": up, "rtt": rtt, "limit": limit})
-        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--_link", cfg],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline().strip()
-        if line != "ready":
-            self.proc.kill()
-            raise RuntimeError(f"the link emulator did not start (said {line!r})")
-
-    def stop(self):
-        if self.proc.poll() is not None:
-            return None
-        self.proc.stdin.close()
-        try:
-            out = self.proc.stdout.readline()
-            self.proc.wait(10)
-            return json.loads(out) if out.strip() else None
-        except (subprocess.TimeoutExpired, ValueError):
-            self.proc.kill()
-            return None
-
-
-def remove_namespaces():
-    """Removes the namespaces of this script (an earlier run's too) and ends what runs in them."""
-    have = run("ip", "netns", "list", capture_output=True, text=True).stdout
-    for ns in (NS_SERVER, NS_CLIENT):
-        if not re.search(rf"^{re.escape(ns)}\b", have, re.M):
-            continue
-        pids = run("ip", "netns", "pids", ns, capture_output=True, text=True, check=False).stdout.split()
-        for pid in pids:
-            try: os.kill(int(pid), signal.SIGTERM)
-            except (ProcessLookupError, ValueError): pass
-        deadline = time.time() + 5
-        while pids and time.time() < deadline:
-            pids = [p for p in pids if os.path.exists(f"/proc/{p}")]
-            time.sleep(0.1)
-        for pid in pids:
-            try: os.kill(int(pid), signal.SIGKILL)
-            except (ProcessLookupError, ValueError): pass
-        run("ip", "netns", "del", ns, check=False)
-
-
-def make_namespaces():
-    remove_namespaces()
-    for ns in (NS_SERVER, NS_CLIENT):
-        run("ip", "netns", "add", ns)
-        run("ip", "-n", ns, "link", "set", "lo", "up")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -329,97 +183,6 @@ def model_urls(server, mol_id, mol_query, extra, viewer_extra=""):
     urls = [("glb", f"{path}/model.glb?{qv}"), ("usdz", f"{path}/model.usdz?{qa}")]
     if extra: urls.append(("glb-ar", f"{path}/model.glb?{qa}"))
     return urls
-
-
-# ---------------------------------------------------------------------------------------------
-# Chromium in the phone's namespace (this script with --_browser CONFIG, run there).
-
-PROBE = """(() => {
-  const b = window.__bench = { frames: [] };
-  window.addEventListener('viewer-frame', (e) => {
-    const empty = document.getElementById('viewer-empty');
-    b.frames.push({ end: performance.now(), d: e.detail.duration, coarse: !!e.detail.coarse, shown: !!(empty && empty.hidden) });
-  }, true);
-})();"""
-
-FIRST = """const b = window.__bench; if (!b) return null;
-const s = document.getElementById('status');
-if (s && s.classList.contains('error')) return { error: s.textContent };
-const f = b.frames.find((f) => f.shown && !f.coarse);
-if (!f) return null;
-const all = performance.getEntriesByType('resource');
-const api = all.filter((r) => r.name.includes('/api/')).map((r) => ({ url: r.name.replace(location.origin, ''), start: r.startTime,
-  ttfb: r.responseStart, end: r.responseEnd, transfer: r.transferSize, encoded: r.encodedBodySize, body: r.decodedBodySize }));
-const own = all.filter((r) => !r.name.includes('/api/'));
-const nav = performance.getEntriesByType('navigation')[0];
-const c = document.getElementById('viewer');
-return { frameEnd: f.end, draw: f.d, api, dcl: nav.domContentLoadedEventEnd,
-  pageTransfer: nav.transferSize + own.reduce((n, r) => n + r.transferSize, 0), pageFiles: own.length + 1,
-  canvas: [c.width, c.height] };"""
-
-
-def browser_main(cfg):
-    sys.path.insert(0, SCRIPTS)
-    from proteinar_testing.browser import Browser
-    w, h = cfg["viewport"]
-    results = []
-    b = Browser(width=w, height=h)
-    try:
-        b.cdp("Emulation.setDeviceMetricsOverride", {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": False})
-        b.before_each_page(PROBE)
-        b.cdp("Network.enable")
-        b.cdp("Network.setCacheDisabled", {"cacheDisabled": True})
-        # Starts Chromium's GPU process and SwiftShader outside the timings (an empty 3D view).
-        b.go(cfg["base"] + "/?warmup#/explore")
-        b.wait("return window.__bench && window.__bench.frames.length > 0", 120)
-        n = 0
-        for label, mol_id in cfg["molecules"]:
-            for visit in ("cold", "cached"):
-                n += 1
-                b.go("about:blank")
-                b.go(f"{cfg['base']}/?visit={n}#/explore/{mol_id}")
-                r = b.wait(FIRST, cfg["timeout"])
-                rec = {"molecule": label, "id": mol_id, "visit": visit}
-                if not r:
-                    rec["error"] = f"no frame showing the molecule within {cfg['timeout']} s"
-                elif "error" in r:
-                    rec["error"] = r["error"]
-                else:
-                    reqs = sorted(r["api"], key=lambda q: q["start"])
-                    models = [q for q in reqs if q["url"].split("?")[0].endswith("/model.glb") and "max-triangles" not in q["url"]]
-                    details = next((q for q in reqs if q["url"].split("?")[0] == f"/api/molecules/{mol_id}"), None)
-                    rec.update({"first_frame": r["frameEnd"], "draw": r["draw"], "dcl": r["dcl"], "page_transfer": r["pageTransfer"],
-                                "page_files": r["pageFiles"], "canvas": r["canvas"], "details_end": details and details["end"]})
-                    if len(models) >= 2:
-                        prep, glb = models[0], models[-1]
-                        rec.update({"prepared": prep["end"], "glb_start": glb["start"], "glb_ttfb": glb["ttfb"], "glb_end": glb["end"],
-                                    "glb_transfer": glb["transfer"], "glb_encoded": glb["encoded"], "glb_body": glb["body"],
-                                    "glb_url": glb["url"]})
-                    else:
-                        rec["note"] = f"unexpected model requests {[q['url'] for q in models]}"
-                results.append(rec)
-                print(json.dumps(rec), flush=True)
-    finally:
-        b.close()
-    return results
-
-
-def run_browser(base, molecules, viewport, timeout):
-    cfg = json.dumps({"base": base, "molecules": molecules, "viewport": viewport, "timeout": timeout})
-    proc = subprocess.Popen(["ip", "netns", "exec", NS_CLIENT, sys.executable, os.path.abspath(__file__), "--_browser", cfg],
-                            stdout=subprocess.PIPE, text=True)
-    out = []
-    for line in proc.stdout:
-        line = line.strip()
-        if line.startswith("{"):
-            rec = json.loads(line)
-            out.append(rec)
-            log(f"    browser {rec['molecule']} {rec['visit']}: "
-                + (rec.get("error") or f"first frame {rec['first_frame'] / 1000:.2f} s"))
-    proc.wait()
-    if proc.returncode:
-        log(f"    (browser helper exited {proc.returncode})")
-    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -560,10 +323,6 @@ def parse_args(argv):
 
 
 def main():
-    if len(sys.argv) >= 3 and sys.argv[1] == "--_link":
-        return link_main(json.loads(sys.argv[2]))
-    if len(sys.argv) >= 3 and sys.argv[1] == "--_browser":
-        return browser_main(json.loads(sys.argv[2]))
     args = parse_args(sys.argv[1:])
     if os.geteuid() != 0:
         sys.exit("needs root: network namespaces and TUN devices")
@@ -649,6 +408,47 @@ def main():
             json.dump(results, f, indent=1)
 
 
+def table(caption, head, rows):
+    """A blank line, the caption, the column heads underlined, then one line per row."""
+    print()
+    for line in caption:
+        print(line)
+    print(head); print("-" * len(head))
+    for row in rows:
+        print(row)
+
+
+def model_row(m):
+    where = f"{m['profile']:7} {m['server']:8} {m['molecule']:10} {m['model']:6} {m['state']:6} | "
+    if "error" in m:
+        return where + f"error: {m['error'][:80]}"
+    return where + (f"{mb(m['size']):>8} {'yes' if m['gzip'] else 'no':>4} {mb(m.get('raw')):>7} | "
+                    f"{sec(m['ttfb']):>7} {sec(m['total']):>11}")
+
+
+def browser_row(b):
+    mol = b["molecule"] if b["molecule"] != "4V8R" else f"4V8R ({b['id']})"
+    if b["molecule"] == "7CTH": mol = "7CTH (asym. unit)"
+    where = f"{b['profile']:7} {b['server']:8} {mol:28} {b['visit']:6} | "
+    if "error" in b:
+        return where + f"error: {b['error'][:80]}"
+    s = lambda k: (b.get(k) or 0) / 1000  # noqa: E731
+    after = s("first_frame") - s("glb_end") if b.get("glb_end") else None
+    net = 100 * s("glb_end") / s("first_frame") if b.get("glb_end") else None
+    wait = s("glb_ttfb") - s("glb_start") if b.get("glb_ttfb") else None
+    return where + (f"{sec(s('dcl')):>5} {sec(s('prepared') if b.get('prepared') else None):>6} "
+                    f"{sec(s('glb_end') if b.get('glb_end') else None):>6} {sec(s('first_frame')):>6} | "
+                    f"{(f'{net:.0f}' if net is not None else '-'):>5} {sec(wait):>5} {sec(after):>6} {b['draw'] / 1000:5.2f} | "
+                    f"{mb(b.get('glb_transfer')):>11} {b['page_transfer'] / 1000:7.0f}")
+
+
+def reference_row(x):
+    g, gp, u, uc = x.get("glb", {}), x.get("gltfpack", {}), x.get("usdz", {}), x.get("usdc", {})
+    return (f"{x['server']:8} {x['molecule']:10} | {mb(g.get('bytes')):>6} {mb(g.get('gzip9')):>6} {mb(gp.get('bytes')):>7} "
+            f"{mb(gp.get('gzip9')):>6} | {mb(u.get('bytes')):>6} {mb(u.get('gzip9')):>6} {mb(uc.get('bytes')):>6} "
+            f"{mb(uc.get('gzip9')):>6}  {uc.get('root', uc.get('error', gp.get('error', '')))}")
+
+
 def report(r, args):
     print(f"Time to AR over an emulated phone link ({r['date']}, {os.cpu_count()} CPUs; run took {r['seconds']:.0f} s)")
     for label, binary in args.servers:
@@ -656,60 +456,29 @@ def report(r, args):
         print(f"  server {label}: {binary}" + (f"  (AR models with ?{q})" if q else ""))
     for name, p in r["profiles"].items():
         print(f"  {name}: {p['down_mbit']:g} Mbit/s down, {p['up_mbit']:g} Mbit/s up, {p['rtt_ms']:g} ms RTT (user-space emulator, TUN)")
-    print()
-    print("Models over the link (curl in the phone's namespace, Accept-Encoding: gzip, a new connection each;")
-    print("wire = body bytes as sent; raw = the model itself; TTFB and last byte in seconds from the request)")
-    head = f"{'profile':7} {'server':8} {'molecule':10} {'model':6} {'state':6} | {'wire MB':>8} {'gzip':>4} {'raw MB':>7} | {'TTFB s':>7} {'last byte s':>11}"
-    print(head); print("-" * len(head))
-    for m in r["models"]:
-        if "error" in m:
-            print(f"{m['profile']:7} {m['server']:8} {m['molecule']:10} {m['model']:6} {m['state']:6} | error: {m['error'][:80]}")
-            continue
-        print(f"{m['profile']:7} {m['server']:8} {m['molecule']:10} {m['model']:6} {m['state']:6} | {mb(m['size']):>8} "
-              f"{'yes' if m['gzip'] else 'no':>4} {mb(m.get('raw')):>7} | {sec(m['ttfb']):>7} {sec(m['total']):>11}")
+    table(["Models over the link (curl in the phone's namespace, Accept-Encoding: gzip, a new connection each;",
+           "wire = body bytes as sent; raw = the model itself; TTFB and last byte in seconds from the request)"],
+          f"{'profile':7} {'server':8} {'molecule':10} {'model':6} {'state':6} | {'wire MB':>8} {'gzip':>4} {'raw MB':>7} | {'TTFB s':>7} {'last byte s':>11}",
+          map(model_row, r["models"]))
     if r["browser"]:
-        print()
-        print("The web app in headless Chromium (phone's namespace, %dx%d, DPR 1, browser cache off; seconds from navigation start)"
-              % tuple(args.viewport_wh))
-        print("page: DOMContentLoaded (the app's own files); ready: the model built (progress stream ends); GLB: its last byte;")
-        print("frame: first frame showing the molecule; net %: GLB / frame; wait: the GLB's time to first byte (the server gzips a")
-        print("model the first time it sends it); after: frame - GLB (parse, upload, draw in SwiftShader); draw: that frame alone")
-        head = (f"{'profile':7} {'server':8} {'molecule':28} {'visit':6} | {'page':>5} {'ready':>6} {'GLB':>6} {'frame':>6} | "
-                f"{'net %':>5} {'wait':>5} {'after':>6} {'draw':>5} | {'GLB wire MB':>11} {'page KB':>7}")
-        print(head); print("-" * len(head))
-        for b in r["browser"]:
-            mol = b["molecule"] if b["molecule"] != "4V8R" else f"4V8R ({b['id']})"
-            if b["molecule"] == "7CTH": mol = "7CTH (asym. unit)"
-            if "error" in b:
-                print(f"{b['profile']:7} {b['server']:8} {mol:28} {b['visit']:6} | error: {b['error'][:80]}")
-                continue
-            s = lambda k: (b.get(k) or 0) / 1000  # noqa: E731
-            after = s("first_frame") - s("glb_end") if b.get("glb_end") else None
-            net = 100 * s("glb_end") / s("first_frame") if b.get("glb_end") else None
-            wait = s("glb_ttfb") - s("glb_start") if b.get("glb_ttfb") else None
-            print(f"{b['profile']:7} {b['server']:8} {mol:28} {b['visit']:6} | {sec(s('dcl')):>5} {sec(s('prepared') if b.get('prepared') else None):>6} "
-                  f"{sec(s('glb_end') if b.get('glb_end') else None):>6} {sec(s('first_frame')):>6} | "
-                  f"{(f'{net:.0f}' if net is not None else '-'):>5} {sec(wait):>5} {sec(after):>6} {b['draw'] / 1000:5.2f} | "
-                  f"{mb(b.get('glb_transfer')):>11} {b['page_transfer'] / 1000:7.0f}")
+        table(["The web app in headless Chromium (phone's namespace, %dx%d, DPR 1, browser cache off; seconds from navigation start)"
+               % tuple(args.viewport_wh),
+               "page: DOMContentLoaded (the app's own files); ready: the model built (progress stream ends); GLB: its last byte;",
+               "frame: first frame showing the molecule; net %: GLB / frame; wait: the GLB's time to first byte (the server gzips a",
+               "model the first time it sends it); after: frame - GLB (parse, upload, draw in SwiftShader); draw: that frame alone"],
+              f"{'profile':7} {'server':8} {'molecule':28} {'visit':6} | {'page':>5} {'ready':>6} {'GLB':>6} {'frame':>6} | "
+              f"{'net %':>5} {'wait':>5} {'after':>6} {'draw':>5} | {'GLB wire MB':>11} {'page KB':>7}",
+              map(browser_row, r["browser"]))
     if r["reference"]:
-        print()
-        print("Reference sizes (MB) of the cached models: the server's GLB and USDZ as they are and gzip -9;")
-        print("gltfpack -cc of the GLB (meshopt compression); the USDZ's root layer exported as usdc by usd-core")
-        head = (f"{'server':8} {'molecule':10} | {'GLB':>6} {'gz-9':>6} {'packed':>7} {'gz-9':>6} | {'USDZ':>6} {'gz-9':>6} "
-                f"{'usdc':>6} {'gz-9':>6}  root layer")
-        print(head); print("-" * len(head))
-        for x in r["reference"]:
-            g, gp, u, uc = x.get("glb", {}), x.get("gltfpack", {}), x.get("usdz", {}), x.get("usdc", {})
-            print(f"{x['server']:8} {x['molecule']:10} | {mb(g.get('bytes')):>6} {mb(g.get('gzip9')):>6} {mb(gp.get('bytes')):>7} "
-                  f"{mb(gp.get('gzip9')):>6} | {mb(u.get('bytes')):>6} {mb(u.get('gzip9')):>6} {mb(uc.get('bytes')):>6} "
-                  f"{mb(uc.get('gzip9')):>6}  {uc.get('root', uc.get('error', gp.get('error', '')))}")
+        table(["Reference sizes (MB) of the cached models: the server's GLB and USDZ as they are and gzip -9;",
+               "gltfpack -cc of the GLB (meshopt compression); the USDZ's root layer exported as usdc by usd-core"],
+              f"{'server':8} {'molecule':10} | {'GLB':>6} {'gz-9':>6} {'packed':>7} {'gz-9':>6} | {'USDZ':>6} {'gz-9':>6} "
+              f"{'usdc':>6} {'gz-9':>6}  root layer",
+              map(reference_row, r["reference"]))
     print()
     for name, st in r["link"].items():
         if not st: continue
-        print(f"link {name}: " + "; ".join(
-            f"{w} {v['packets']} packets {v['bytes'] / 1e6:.1f} MB, {v['drops']} dropped, queue max {v['max_queue']}, "
-            f"late mean {v['late_mean_ms']:.2f} ms max {v['late_max_ms']:.1f} ms ({v['late_over_2ms']} > 2 ms)"
-            for w, v in st.items()))
+        print(f"link {name}: " + describe(st))
     for n in r["notes"]:
         print("note:", n)
 

@@ -12,10 +12,16 @@
                register_through_page(browser, base, name, back)
   postgres     test_url(), start(), stop(), fresh_database(tag)
   report       Fail, Skip, expect(), short(), Tally (ok/FAIL/skip lines and `N passed, M failed`)
+  glb_reader   Bad, need(), glb_chunks(), read_accessor(), decode_meshopt(): a GLB's bytes as check-models reads them
+  page_glb_decoding  check_page_decodes_glb(browser, base, check): check-web's checks of the page's GLB decoder
+  link_emulator  make_namespaces(), Link(down, up, rtt, limit), describe(stats), remove_namespaces(): an emulated
+               4G/3G link between two network namespaces (root; TUN devices and a user-space emulator)
+  phone_browser  run_browser(base, molecules, viewport, timeout): first frames in Chromium on the emulated phone
 
 Scripts in scripts/checks and scripts/benchmarks import it after putting scripts/ on sys.path:
 
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from proteinar_testing.server import ServerProcess
 
-Everything here is the standard library only, so it imports before any re-run in the venv."""
+Everything here is the standard library only, so it imports before any re-run in the venv; glb_reader
+alone needs numpy, so it is imported after venv.require()."""
