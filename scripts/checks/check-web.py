@@ -238,7 +238,10 @@ try:
 
     # Delete, offered once signed in: the person who added the upload deletes it.
     b.go(base + "/#/library")
-    wait(f"return document.querySelector(\"#library-list button[aria-label='Delete {uploaded}']\")", 20)
+    # The whole library's list, rendered (not My molecules' list, which has a Delete button too and
+    # is replaced when the route's render lands: a click on it would hit a removed element).
+    wait("return document.getElementById('library-title').textContent === 'Library' && !document.getElementById('library-list').hasAttribute('aria-busy')"
+         f" && document.querySelector(\"#library-list button[aria-label='Delete {uploaded}']\")", 20)
     js("window.confirm = () => true")
     click(f"#library-list button[aria-label='Delete {uploaded}']")
     gone = wait(f"return document.getElementById('status').textContent === 'Deleted {uploaded}.' && !document.querySelector(\"#library-list li[data-molecule='{uploaded}']\")", 20)
