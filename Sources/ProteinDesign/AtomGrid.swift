@@ -28,6 +28,16 @@ struct AtomGrid {
         entries.append(Entry(position: position, residue: Int32(residue), kind: kind))
     }
 
+    /// Takes out the atoms of `residue` when they were the last inserted (a hairpin's search turns
+    /// the first strand's last residue, placed just before).
+    mutating func removeTrailing(residue: Int) {
+        while let last = entries.last, last.residue == Int32(residue) {
+            let (x, y, z) = cell(last.position)
+            cells[key(x, y, z)]?.removeLast()
+            entries.removeLast()
+        }
+    }
+
     /// Calls `body` with every entry in the cells around `p` (the caller tests the distance);
     /// `body` returns false to stop early.
     @inline(__always)

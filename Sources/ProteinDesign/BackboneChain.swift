@@ -1,4 +1,5 @@
 import Foundation
+import Geometry
 
 /// A polypeptide backbone (N, CA, C, O, and CB where the residue has one) built from φ/ψ/ω with
 /// ideal bond lengths and angles. Residues are placed one after the other, each from the three
@@ -32,7 +33,11 @@ struct BackboneChain {
     func isGlycine(_ i: Int) -> Bool { sequence[i] == "G" }
 
     /// Places residues `range` (those before it must be placed already).
-    mutating func build(_ range: Range<Int>) {
+    mutating func build(_ range: Range<Int>) { build(range, backboneOnly: false) }
+
+    /// `backboneOnly`: N, CA and C alone, what loop closure moves and measures (O and CB are
+    /// placed once it is done).
+    mutating func build(_ range: Range<Int>, backboneOnly: Bool) {
         let g = IdealGeometry.self
         let caCN = radians(g.angleCACN), cNCA = radians(g.angleCNCA), caCO = radians(g.angleCACO)
         let nCACB = radians(g.angleNCACB), cbTorsion = radians(g.torsionCNCACB)
@@ -50,6 +55,7 @@ struct BackboneChain {
                 ca[i] = place(ca[i - 1], c[i - 1], n[i], bond: bondNCA, angle: cNCA, torsion: omega[i - 1])
                 c[i] = place(c[i - 1], n[i], ca[i], bond: bondCAC, angle: nCAC, torsion: phi[i])
             }
+            if backboneOnly { continue }
             // O lies in the peptide plane, trans to the next N: ψ + 180° from this residue's N.
             o[i] = place(n[i], ca[i], c[i], bond: g.bondCO, angle: caCO, torsion: psi[i] + .pi)
             if !glycine { cb[i] = place(c[i], n[i], ca[i], bond: g.bondCACB, angle: nCACB, torsion: cbTorsion) }
@@ -61,6 +67,15 @@ struct BackboneChain {
         var out: [(String, SIMD3<Double>)] = [("N", n[i]), ("CA", ca[i]), ("C", c[i]), ("O", o[i])]
         if !isGlycine(i) { out.append(("CB", cb[i])) }
         return out
+    }
+
+    /// An orthonormal frame on residue `i`'s N, CA and C (columns: along CA→C, in the N-CA-C plane,
+    /// normal to it), for comparing residues' orientations.
+    func frame(_ i: Int) -> (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>) {
+        let x = normalized(c[i] - ca[i])
+        let inPlane = n[i] - ca[i]
+        let y = normalized(inPlane - dot(inPlane, x) * x)
+        return (x, y, cross(x, y))
     }
 
     /// CB, or CA for glycine: where the side chain points, for contacts between pieces.

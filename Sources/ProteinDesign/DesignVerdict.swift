@@ -16,7 +16,20 @@ extension Builder {
         if elements.isEmpty {
             reasons.append("a chain of coils has no shape of its own to hold together: add a helix or a strand")
         }
-        for junction in junctions {
+        // Two strands with nothing between them are one straight strand, which pairs with nothing.
+        for p in spec.pieces.indices.dropFirst() where spec.pieces[p].kind == .strand && spec.pieces[p - 1].kind == .strand {
+            reasons.append("\(pieceName(p - 1)) and \(pieceName(p)) have no coil between them, so they make one straight strand with no partner: put a coil of 2 residues between them to turn the chain back into a β-hairpin")
+        }
+        // A hairpin holds only if DSSP sees its strands as a sheet: at least 80 % of their residues E.
+        var unpaired = Set<Int>()
+        for (k, junction) in junctions.enumerated() {
+            guard let e = junction.element, e > 0, elements[e].kind == .strand, elements[e - 1].kind == .strand,
+                  !junction.coil.isEmpty, junction.coil.count <= hairpinCoilMaximum else { continue }
+            let strands = Array(elements[e - 1].residues) + Array(elements[e].residues)
+            if Double(strands.filter { secondaryStructure[$0] == .strand }.count) < 0.8 * Double(strands.count) { unpaired.insert(k) }
+        }
+        for (k, var junction) in junctions.enumerated() {
+            if unpaired.contains(k) { junction.paired = false }
             guard junction.clashes > 0 || !junction.packed || !junction.paired else { continue }
             let coilWords = junction.coil.isEmpty || junction.element == nil ? "with no coil before it"
                 : "after a \(junction.coil.count)-residue \(junction.coilPieces.allSatisfy { spec.pieces[$0].kind == .rigidCoil } ? "rigid coil" : "coil")"

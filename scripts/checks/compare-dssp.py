@@ -22,31 +22,16 @@ pydssp is O(L^2) in memory/time, so each chain is run together with the
 residues of other chains within 10 A (CA-CA, +-2 in sequence) to keep
 inter-chain sheets.
 """
-import argparse, importlib.util, json, os, re, subprocess, sys
+import argparse, json, os, re, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
 from proteinar_testing.report import finish_comparison  # noqa: E402
-from proteinar_testing.venv import rerun_in_venv  # noqa: E402
+from proteinar_testing import dssp_reference  # noqa: E402
+from proteinar_testing.dssp_reference import backbone, run_pydssp  # noqa: E402
+
+dssp_reference.load(__file__)
 
 THREE_STATE = {"H": "H", "G": "H", "I": "H", "E": "E", "B": "E"}  # else C
-
-
-def import_deps():
-    try:
-        import gemmi, numpy
-        spec = importlib.util.find_spec("pydssp")
-    except ImportError:
-        spec = None
-    if spec is None:
-        rerun_in_venv(__file__, "gemmi/numpy/pydssp")
-    path = os.path.join(spec.submodule_search_locations[0], "pydssp_numpy.py")
-    mod_spec = importlib.util.spec_from_file_location("pydssp_numpy", path)
-    pydssp = importlib.util.module_from_spec(mod_spec)
-    mod_spec.loader.exec_module(pydssp)
-    return gemmi, numpy, pydssp
-
-
-gemmi, np, pydssp = import_deps()
 
 
 def stem(path):
@@ -62,64 +47,6 @@ def reference_path(path, files):
         if stem(c) == stem(path) and re.search(r"(?<!\.b)cif(\.gz)?$", c, re.I):
             return c
     return None
-
-
-def unit(v):
-    return v / np.linalg.norm(v, axis=-1, keepdims=True)
-
-
-def backbone(path):
-    """Keys, chain index, (L,5,3) N/CA/C/O/H coordinates and donor mask."""
-    st = gemmi.read_structure(path)
-    st.setup_entities()
-    st.remove_alternative_conformations()
-    keys, chain_of, xyz, is_pro = [], [], [], []
-    for ci, ch in enumerate(st[0] if len(st) else []):
-        for r in ch.get_polymer():
-            atoms = [r.find_atom(n, "*") for n in ("N", "CA", "C", "O")]
-            if all(atoms):
-                keys.append((ch.name, r.seqid.num, r.seqid.icode.strip()))
-                chain_of.append(ci)
-                xyz.append([a.pos.tolist() for a in atoms])
-                is_pro.append(r.name == "PRO")
-    if not keys:
-        return keys, None, None, None
-    xyz, chain_of = np.array(xyz), np.array(chain_of)
-    n, ca, c = xyz[:, 0], xyz[:, 1], xyz[:, 2]
-    prev_c = np.roll(c, 1, axis=0)
-    bonded = (np.roll(chain_of, 1) == chain_of) & (np.linalg.norm(n - prev_c, axis=1) < 2.5)
-    bonded[0] = False
-    h = n + 1.01 * unit(unit(n - prev_c) + unit(n - ca))  # same formula as pydssp
-    h[~bonded] = n[~bonded]  # no real H; masked as donor below
-    donor = bonded & ~np.array(is_pro)
-    return keys, chain_of, np.concatenate([xyz, h[:, None]], axis=1), donor
-
-
-def run_pydssp(coords, donor, chain_of, max_context):
-    """3-state letters for every residue; one pydssp call per chain + context."""
-    ss = np.full(len(coords), "C")
-    ca = coords[:, 1]
-    chains = np.unique(chain_of)
-    if len(coords) <= max_context:  # small enough: all at once
-        groups = [(np.arange(len(coords)), len(coords))]
-    else:
-        groups = []
-        for c in chains:
-            own = np.flatnonzero(chain_of == c)
-            near = np.zeros(len(coords), bool)
-            for k in range(0, len(own), 256):
-                d = np.linalg.norm(ca[own[k:k + 256], None] - ca[None], axis=-1)
-                near |= (d < 10.0).any(axis=0)
-            near = np.convolve(near, np.ones(5), "same") > 0  # +-2 residues of context
-            near &= chain_of != c
-            context = np.flatnonzero(near)[:max(0, max_context - len(own))]
-            groups.append((np.r_[own, context], len(own)))
-    for sel, n_own in groups:
-        if len(sel) < 6:  # too short for pydssp's turn/bridge windows
-            continue
-        onehot = pydssp.assign(coords[sel], donor_mask=donor[sel])
-        ss[sel[:n_own]] = np.array(list("CHE"))[onehot.argmax(-1)[:n_own]]
-    return ss
 
 
 def ours(binary, path):

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""The builder's verdicts do not depend on the seed, and its hairpins are real (issue 16):
+
+  - each design of VALID is valid for every one of 20 seeds;
+  - in the hairpins among them, at least 80 % of the strand residues are E to mkdssp (Debian's
+    dssp) and to pydssp, for every seed;
+  - each design of REFUSED is refused for every seed, with the same reasons each time.
+
+    scripts/checks/check-design-closure.py PROTEINAR_BIN [--seeds 20]
+
+Prints one line per design and `N passed, M failed`; exits 1 on a failure."""
+import argparse, json, os, shutil, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
+from proteinar_testing import dssp_reference  # noqa: E402
+from proteinar_testing.report import finish_comparison  # noqa: E402
+
+dssp_reference.load(__file__)
+
+HAIRPINS = ["strand:7,coil:2,strand:7", "strand:5,coil:2,strand:5", "strand:7,coil:3,strand:7",
+            "strand:6,coil:4,strand:6", "strand:7,coil:5,strand:7"]
+VALID = HAIRPINS + ["helix:14,coil:4,helix:14", "helix:16,coil:3,helix:16", "strand:6,coil:3,helix:12,coil:3,strand:6"]
+REFUSED = ["helix:40,coil:1,helix:40", "strand:7,strand:7"]
+
+
+def build(binary, pieces, seed, out):
+    p = subprocess.run([binary, "build", pieces, "--seed", str(seed), "--json", "-o", out], capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise RuntimeError(f"proteinar build {pieces} --seed {seed}: exit {p.returncode}: {p.stderr.strip()[-300:]}")
+    return json.loads(p.stdout)
+
+
+def strand_residues(verdict, pieces):
+    """1-based residue numbers of the strand pieces."""
+    kinds = [p.split(":")[0] for p in pieces.split(",")]
+    return [r for (first, last), kind in zip(verdict["pieces"], kinds) if kind == "strand" for r in range(first, last + 1)]
+
+
+def mkdssp_codes(path):
+    """Residue number → DSSP code, from mkdssp's classic output."""
+    out = path + ".dssp"
+    p = subprocess.run(["mkdssp", "--output-format", "dssp", path, out], capture_output=True, text=True, timeout=120)
+    if p.returncode != 0 or not os.path.exists(out):
+        raise RuntimeError(f"mkdssp failed: {p.stderr.strip()[-200:]}")
+    codes, started = {}, False
+    for line in open(out):
+        if line.startswith("  #  RESIDUE"):
+            started = True
+        elif started and len(line) > 16 and line[13] != "!":
+            codes[int(line[5:10])] = line[16]
+    return codes
+
+
+def pydssp_codes(path):
+    """Residue number → 3-state letter (H, E, C) from pydssp."""
+    keys, chain_of, coords, donor = dssp_reference.backbone(path)
+    letters = dssp_reference.run_pydssp(coords, donor, chain_of, 3000)
+    return {number: letter for (_, number, _), letter in zip(keys, letters)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("binary")
+    ap.add_argument("--seeds", type=int, default=20)
+    args = ap.parse_args()
+    if not shutil.which("mkdssp"):
+        sys.exit("check-design-closure: mkdssp not found (Debian's dssp package; scripts/test installs it)")
+    tmp = tempfile.mkdtemp(prefix="proteinar-closure-")
+    passed = failed = 0
+    for pieces in VALID + REFUSED:
+        problems, worst = [], {"mkdssp": 100.0, "pydssp": 100.0}
+        reasons = set()
+        for seed in range(1, args.seeds + 1):
+            out = os.path.join(tmp, f"design-{seed}.pdb")
+            verdict = build(args.binary, pieces, seed, out)
+            if pieces in REFUSED:
+                if verdict["valid"]:
+                    problems.append(f"seed {seed}: valid")
+                reasons.add(tuple(verdict["reasons"]))
+                continue
+            if not verdict["valid"]:
+                problems.append(f"seed {seed}: refused ({'; '.join(verdict['reasons'])[:160]})")
+                continue
+            if pieces in HAIRPINS:
+                strands = strand_residues(verdict, pieces)
+                for name, codes in (("mkdssp", mkdssp_codes(out)), ("pydssp", pydssp_codes(out))):
+                    share = 100.0 * sum(codes.get(r) == "E" for r in strands) / len(strands)
+                    worst[name] = min(worst[name], share)
+                    if share < 80:
+                        problems.append(f"seed {seed}: {name} finds {share:.0f} % of strand residues E")
+        if pieces in REFUSED and len(reasons) > 1:
+            problems.append(f"{len(reasons)} different reasons across seeds")
+        what = ("refused, one reason: " + "; ".join(next(iter(reasons)))[:120] if pieces in REFUSED and not problems
+                else f"valid for {args.seeds} seeds" + (f"; strand residues E at least {worst['mkdssp']:.0f} % (mkdssp), "
+                                                        f"{worst['pydssp']:.0f} % (pydssp)" if pieces in HAIRPINS else ""))
+        ok = not problems
+        print(f"{'OK' if ok else 'FAIL'} {pieces}: " + (what if ok else "; ".join(problems[:4])))
+        passed, failed = passed + ok, failed + (not ok)
+    shutil.rmtree(tmp, ignore_errors=True)
+    finish_comparison(passed, failed, VALID + REFUSED)
+
+
+if __name__ == "__main__":
+    main()
