@@ -16,21 +16,37 @@ public enum ProteinDesigner {
     /// conformations: their own build is returned when it holds together too, else the canonical
     /// one. A refusal gives the first canonical build's reasons, the same for every seed.
     public static func build(_ spec: DesignSpec, libraryIDs: Set<String> = []) -> Design {
-        var canonical: Design?
-        for seed in canonicalSeeds {
+        func seeded(_ seed: UInt64) -> DesignSpec {
             var fixed = spec
             fixed.seed = seed
-            let design = attempt(fixed, libraryIDs: libraryIDs)
-            if canonical == nil || design.verdict.isValid { canonical = design }
-            if design.verdict.isValid { break }
+            return fixed
         }
-        guard var chosen = canonical else { return attempt(spec, libraryIDs: libraryIDs) }
-        if chosen.verdict.isValid && !canonicalSeeds.contains(spec.seed) {
-            let own = attempt(spec, libraryIDs: libraryIDs)
-            if own.verdict.isValid { chosen = own }
+        // The person's build and the first canonical one are independent: built side by side.
+        let firstCanonical = seeded(canonicalSeeds[0])
+        let (own, first) = inParallel({ attempt(spec, libraryIDs: libraryIDs) }, { attempt(firstCanonical, libraryIDs: libraryIDs) })
+        var canonical = first
+        for seed in canonicalSeeds.dropFirst() where !canonical.verdict.isValid {
+            let design = attempt(seeded(seed), libraryIDs: libraryIDs)
+            if design.verdict.isValid { canonical = design }
         }
+        var chosen = canonical.verdict.isValid && own.verdict.isValid ? own : canonical
         chosen.spec.seed = spec.seed
         return chosen
+    }
+
+    /// Runs two independent computations on two threads (Dispatch, on every platform Foundation
+    /// runs on) and returns both results.
+    static func inParallel<A: Sendable, B: Sendable>(_ a: @Sendable () -> A, _ b: @Sendable () -> B) -> (A, B) {
+        let slots = ParallelSlots<A, B>()
+        withoutActuallyEscaping(a) { a in
+            withoutActuallyEscaping(b) { b in
+                DispatchQueue.concurrentPerform(iterations: 2) { k in
+                    if k == 0 { slots.a = a() } else { slots.b = b() }
+                }
+            }
+        }
+        guard let resultA = slots.a, let resultB = slots.b else { preconditionFailure("concurrentPerform ran every iteration") }
+        return (resultA, resultB)
     }
 
     /// The seeds of the canonical builds.
@@ -66,6 +82,13 @@ public enum ProteinDesigner {
     }
 }
 
+/// The two results of `ProteinDesigner.inParallel`: each iteration writes its own slot, and
+/// `concurrentPerform` returns only after both, so no slot is read while written.
+private final class ParallelSlots<A, B>: @unchecked Sendable {
+    var a: A?
+    var b: B?
+}
+
 /// A helix or strand of the design: consecutive pieces of one kind form one element.
 struct SecondaryElement {
     var kind: PieceKind
@@ -96,7 +119,7 @@ private let evaluationBudget = 60_000   // residues built per joint, all conform
 private let roundSize = 32
 private let maximumRounds = 16
 private let refinementSteps = 160
-private let hairpinStarts = 40          // coil shapes drawn as starts for closing a hairpin
+private let hairpinStarts = 24          // coil shapes drawn as starts for closing a hairpin
 private let hairpinChoices = 2          // closed hairpins found before the firmest is taken
 
 struct Builder {
