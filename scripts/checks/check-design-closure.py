@@ -64,7 +64,7 @@ def main():
     ap.add_argument("--seeds", type=int, default=20)
     args = ap.parse_args()
     if not shutil.which("mkdssp"):
-        sys.exit("check-design-closure: mkdssp not found (Debian's dssp package; scripts/test installs it)")
+        sys.exit("check-design-closure: mkdssp not found: install Debian's dssp package (apt-get install dssp)")
     tmp = tempfile.mkdtemp(prefix="proteinar-closure-")
     passed = failed = 0
     for pieces in VALID + REFUSED:
