@@ -20,16 +20,13 @@ extension Builder {
         for p in spec.pieces.indices.dropFirst() where spec.pieces[p].kind == .strand && spec.pieces[p - 1].kind == .strand {
             reasons.append("\(pieceName(p - 1)) and \(pieceName(p)) have no coil between them, so they make one straight strand with no partner: put a coil of 2 residues between them to turn the chain back into a β-hairpin")
         }
-        // A hairpin holds only if DSSP sees its strands as a sheet: at least 80 % of their residues E.
-        var unpaired = Set<Int>()
-        for (k, junction) in junctions.enumerated() {
-            guard let e = junction.element, e > 0, elements[e].kind == .strand, elements[e - 1].kind == .strand,
-                  !junction.coil.isEmpty, junction.coil.count <= hairpinCoilMaximum else { continue }
-            let strands = Array(elements[e - 1].residues) + Array(elements[e].residues)
-            if Double(strands.filter { secondaryStructure[$0] == .strand }.count) < 0.8 * Double(strands.count) { unpaired.insert(k) }
-        }
-        for (k, var junction) in junctions.enumerated() {
-            if unpaired.contains(k) { junction.paired = false }
+        for var junction in junctions {
+            // A hairpin holds only if DSSP sees its strands as a sheet: at least 80 % of their residues E.
+            if let partner = hairpinPartner(of: junction), let e = junction.element {
+                let strands = Array(partner.residues) + Array(elements[e].residues)
+                let sheet = strands.filter { secondaryStructure[$0] == .strand }.count
+                if Double(sheet) < 0.8 * Double(strands.count) { junction.paired = false }
+            }
             guard junction.clashes > 0 || !junction.packed || !junction.paired else { continue }
             let coilWords = junction.coil.isEmpty || junction.element == nil ? "with no coil before it"
                 : "after a \(junction.coil.count)-residue \(junction.coilPieces.allSatisfy { spec.pieces[$0].kind == .rigidCoil } ? "rigid coil" : "coil")"
@@ -70,14 +67,14 @@ extension Builder {
             let example = Motif.examples[name].flatMap { libraryIDs.contains($0.id) ? $0 : nil }
             found.append(Motif(name: name, pieces: pieces, example: example))
         }
-        for (k, junction) in junctions.enumerated() {
+        for junction in junctions {
             guard let e = junction.element, e > 0 else { continue }
             let a = elements[e - 1], b = elements[e]
             let turn = junction.coil.count
             if a.kind == .helix && b.kind == .helix && junction.packed && turn >= 2 {
                 add(turn <= 5 ? "helix-turn-helix" : "helical hairpin", [a, b])
             }
-            if a.kind == .strand && b.kind == .strand && turn <= hairpinCoilMaximum && junctions[k].bridges >= pairingBridges {
+            if hairpinPartner(of: junction) != nil && junction.bridges >= pairingBridges {
                 add("β-hairpin", [a, b])
             }
             if e >= 2, a.kind == .helix, b.kind == .strand, elements[e - 2].kind == .strand,

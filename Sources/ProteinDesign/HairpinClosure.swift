@@ -69,8 +69,8 @@ extension Builder {
     /// residues, then shapes drawn from the coil's Ramachandran regions), cyclic coordinate descent
     /// turns the coil's torsions and the new strand's first φ until the new strand lies where the
     /// twofold puts it; small overlaps left are then polished away. Of the first `wanted` distinct
-    /// conformations that are `goodEnough`, returns those whose strands pair most firmly, each as the torsions of the first strand's last residue to
-    /// the second strand's end.
+    /// conformations that are `goodEnough`, returns those whose strands pair most firmly, each as
+    /// the torsions of the first strand's last residue to the second strand's end.
     mutating func closeHairpin(first: Range<Int>, coil: Range<Int>, second: Range<Int>, starts: Int, wanted: Int,
                                score: (inout Builder) -> Score, goodEnough: (Score) -> Bool) -> [[(Double, Double)]] {
         guard first.count >= 2, second.count >= 2, !coil.isEmpty else { return [] }
@@ -123,14 +123,13 @@ extension Builder {
                 guard goodEnough(result) else { continue }
                 let torsions = residues.map { (chain.phi[$0], chain.psi[$0]) }
                 // Starts that close to the same conformation count once.
-                let isNew = !found.contains { other in
+                guard !found.contains(where: { other in
                     zip(other.torsions, torsions).allSatisfy { abs($0.0 - $1.0) < radians(5) && abs($0.1 - $1.1) < radians(5) }
-                }
+                }) else { continue }
                 // How firmly the strands pair: bridges of hydrogen bonds of at least 0.8 kcal/mol,
                 // beyond DSSP's 0.5, which other DSSP implementations (mkdssp, pydssp's softened
                 // bonds) then see as well.
-                let firm = bridges(between: second, and: first, placed: second.upperBound, energy: -0.8)
-                if isNew { found.append((torsions, firm)) }
+                found.append((torsions, bridges(between: second, and: first, placed: second.upperBound, energy: -0.8)))
             }
         }
         for (k, r) in residues.enumerated() { (chain.phi[r], chain.psi[r]) = saved[k] }

@@ -175,6 +175,14 @@ struct Builder {
         for j in junctions.indices { place(junction: j) }
     }
 
+    /// The strand a junction's strand pairs with as a β-hairpin: the strand just before, when the
+    /// coil between them is short enough to turn the chain back.
+    func hairpinPartner(of junction: Junction) -> SecondaryElement? {
+        guard let e = junction.element, e > 0, elements[e].kind == .strand, elements[e - 1].kind == .strand,
+              junction.coil.count <= hairpinCoilMaximum else { return nil }
+        return elements[e - 1]
+    }
+
     // MARK: The search
 
     struct Score: Comparable {
@@ -206,9 +214,7 @@ struct Builder {
         let earlierCount = elements[..<(junction.element ?? elements.count)].reduce(0) { $0 + $1.residues.count }
         let contactsNeeded = element.map { max(1, min(2, $0.residues.count), min($0.residues.count, earlierCount) / 4) } ?? 0
         // Two strands joined by a short coil should pair, as a β-hairpin.
-        let previous = junction.element.flatMap { $0 > 0 ? elements[$0 - 1] : nil }
-        let hairpinPartner: SecondaryElement? = (element?.kind == .strand && previous?.kind == .strand
-                                        && junction.coil.count <= hairpinCoilMaximum) ? previous : nil
+        let hairpinPartner = hairpinPartner(of: junction)
         // A hairpin's turn also bends the first strand's last residue, as in real hairpins: it is
         // taken back out of the grids and placed again with the coil.
         let turnsFirstStrand = hairpinPartner != nil && !junction.coil.isEmpty
@@ -442,64 +448,5 @@ struct Builder {
             if touching { count += 1 }
         }
         return count
-    }
-
-    /// Σ over the new strand's residues of (distance to the nearest partner Cα − 4.8 Å)², each
-    /// capped at 25: zero when the strands lie side by side at pairing distance. It guides the
-    /// search towards a hairpin before any hydrogen bond has formed.
-    func misalignment(of new: Range<Int>, beside partner: Range<Int>) -> Double {
-        var sum = 0.0
-        for j in new {
-            var nearest = Double.infinity
-            for i in partner { nearest = min(nearest, length(chain.ca[j] - chain.ca[i])) }
-            sum += min((nearest - 4.8) * (nearest - 4.8), 25)
-        }
-        return sum
-    }
-
-    /// β-bridges between two strands as DSSP defines them, with Hbond(a, b) for C=O of a ··· H-N of b:
-    /// antiparallel (i, j) when Hbond(i, j) and Hbond(j, i), or Hbond(i−1, j+1) and Hbond(j−1, i+1);
-    /// parallel when Hbond(i−1, j) and Hbond(j, i+1), or Hbond(j−1, i) and Hbond(i, j+1).
-    /// Only residues below `placed` exist yet.
-    func bridges(between new: Range<Int>, and partner: Range<Int>, placed: Int, parallel: Bool = false, energy: Double = -0.5) -> Int {
-        func hbond(_ a: Int, _ d: Int) -> Bool {
-            a >= 0 && a < placed && d < placed && abs(a - d) >= 2 && isHydrogenBonded(donor: d, acceptor: a, withinCA: 8, energy: energy)
-        }
-        var count = 0
-        for i in partner {
-            for j in new where j - i >= 3 {
-                let bridged = parallel
-                    ? (hbond(i - 1, j) && hbond(j, i + 1)) || (hbond(j - 1, i) && hbond(i, j + 1))
-                    : (hbond(i, j) && hbond(j, i)) || (hbond(i - 1, j + 1) && hbond(j - 1, i + 1))
-                if bridged { count += 1 }
-            }
-        }
-        return count
-    }
-
-    /// Backbone hydrogen bonds (DSSP's energy below −0.5 kcal/mol) in either direction between
-    /// the residues of a new strand and earlier strand residues, not counting those of residues
-    /// fewer than four apart: a turn closes with those whether or not its strands pair.
-    func hydrogenBonds(between new: Range<Int>, and earlier: [Int]) -> Int {
-        func bonded(donor d: Int, acceptor a: Int) -> Bool {
-            abs(d - a) >= 4 && isHydrogenBonded(donor: d, acceptor: a, withinCA: 7)
-        }
-        var count = 0
-        for r in new {
-            for e in earlier {
-                if bonded(donor: r, acceptor: e) { count += 1 }
-                if bonded(donor: e, acceptor: r) { count += 1 }
-            }
-        }
-        return count
-    }
-
-    /// Whether N-H of `d` bonds to C=O of `a` by DSSP's energy (below `energy`, DSSP's own −0.5 kcal/mol unless asked), for residues
-    /// whose Cα are closer than `withinCA`; proline and the first residue have no amide hydrogen.
-    func isHydrogenBonded(donor d: Int, acceptor a: Int, withinCA: Double, energy: Double = -0.5) -> Bool {
-        guard d > 0, chain.sequence[d] != "P", length(chain.ca[d] - chain.ca[a]) < withinCA else { return false }
-        func f(_ v: SIMD3<Double>) -> SIMD3<Float> { SIMD3<Float>(Float(v.x), Float(v.y), Float(v.z)) }
-        let h = DSSP.amideHydrogen(n: f(chain.n[d]), previousC: f(chain.c[d - 1]), previousO: f(chain.o[d - 1]))
-        return DSSP.hydrogenBondEnergy(n: f(chain.n[d]), h: h, c: f(chain.c[a]), o: f(chain.o[a])) < Float(energy)
     }
 }
