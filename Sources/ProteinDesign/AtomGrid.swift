@@ -50,9 +50,9 @@ struct AtomGrid {
     }
 }
 
-/// Which backbone atom an entry is: N and O pairs may come as close as a hydrogen bond.
+/// Which atom an entry is: backbone N and O pairs may come as close as a hydrogen bond.
 enum AtomKind: UInt8 {
-    case n, ca, c, o, cb
+    case n, ca, c, o, cb, sideChain
 
     /// Closest approach allowed between atoms of residues at least two apart: 3.0 Å, except an
     /// N···O pair at 2.6 Å, the short end of a backbone hydrogen bond.

@@ -41,6 +41,8 @@ struct BackboneChain {
         let g = IdealGeometry.self
         let caCN = radians(g.angleCACN), cNCA = radians(g.angleCNCA), caCO = radians(g.angleCACO)
         let nCACB = radians(g.angleNCACB), cbTorsion = radians(g.torsionCNCACB)
+        // Proline's CB sits closer to N, as its ring needs (the CCD's ideal geometry).
+        let prolineNCACB = radians(SideChainGeometry.prolineAngleNCACB), prolineCBTorsion = radians(SideChainGeometry.prolineTorsionCNCACB)
         for i in range {
             let glycine = isGlycine(i)
             let bondNCA = glycine ? g.glycineBondNCA : g.bondNCA
@@ -58,7 +60,11 @@ struct BackboneChain {
             if backboneOnly { continue }
             // O lies in the peptide plane, trans to the next N: ψ + 180° from this residue's N.
             o[i] = place(n[i], ca[i], c[i], bond: g.bondCO, angle: caCO, torsion: psi[i] + .pi)
-            if !glycine { cb[i] = place(c[i], n[i], ca[i], bond: g.bondCACB, angle: nCACB, torsion: cbTorsion) }
+            if sequence[i] == "P" {
+                cb[i] = place(c[i], n[i], ca[i], bond: g.bondCACB, angle: prolineNCACB, torsion: prolineCBTorsion)
+            } else if !glycine {
+                cb[i] = place(c[i], n[i], ca[i], bond: g.bondCACB, angle: nCACB, torsion: cbTorsion)
+            }
         }
     }
 

@@ -3,7 +3,9 @@ import Molecule
 
 /// The built chain as a normal `Structure`: written, rendered and exported like any other.
 extension Builder {
-    func makeStructure() -> Structure {
+    /// `sideChains`: the atoms beyond CB of each residue (`packSideChains()`), or nil for the
+    /// backbone and CB alone.
+    func makeStructure(sideChains: SideChains? = nil) -> Structure {
         var model = Model(number: 1)
         var serial: Int32 = 1
         let elementOf: [String: Molecule.Element] = ["N": .nitrogen, "CA": .carbon, "C": .carbon, "O": .oxygen, "CB": .carbon]
@@ -17,6 +19,13 @@ extension Builder {
                 model.atoms.append(Atom(name: atom.name, element: elementOf[atom.name] ?? .carbon, serial: serial,
                                         position: SIMD3<Float>(Float(p.x), Float(p.y), Float(p.z))))
                 serial += 1
+            }
+            if let positions = sideChains?.positions[r], let tree = SideChainGeometry.atoms[chain.sequence[r]] {
+                for (atom, p) in zip(tree, positions) {
+                    model.atoms.append(Atom(name: atom.name, element: atom.element, serial: serial,
+                                            position: SIMD3<Float>(Float(p.x), Float(p.y), Float(p.z))))
+                    serial += 1
+                }
             }
             model.residues.append(Residue(name: name, number: Int32(r + 1), sequenceIndex: Int32(r),
                                           atomStart: start, atomEnd: Int32(model.atoms.count)))

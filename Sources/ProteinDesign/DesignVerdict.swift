@@ -11,7 +11,7 @@ extension Builder {
         e.pieces.count == 1 ? pieceName(e.pieces[0]) : "\(e.kind.displayName) (pieces \(e.pieces.map { String($0 + 1) }.joined(separator: "–")))"
     }
 
-    func verdict(secondaryStructure: [SecondaryStructureCode], libraryIDs: Set<String>) -> Verdict {
+    func verdict(secondaryStructure: [SecondaryStructureCode], sideChains: SideChains, libraryIDs: Set<String>) -> Verdict {
         var reasons: [String] = []
         if elements.isEmpty {
             reasons.append("a chain of coils has no shape of its own to hold together: add a helix or a strand")
@@ -50,6 +50,11 @@ extension Builder {
                     reasons.append("a rigid coil holds the chain straight; a flexible coil can turn it")
                 }
             }
+        }
+        // The backbone holds, but a side chain finds no rotamer with room for it.
+        if reasons.isEmpty, let (r, partner) = sideChains.worst {
+            func residue(_ i: Int) -> String { "\(Self.residueNames[chain.sequence[i]]?.capitalized ?? "residue") \(i + 1)" }
+            reasons.append("the side chain of \(residue(r)) in \(pieceName(pieceOfResidue[r])) has no room against \(residue(partner)) in \(pieceName(pieceOfResidue[partner])), whatever rotamer it takes")
         }
         let isValid = reasons.isEmpty
         let message = isValid

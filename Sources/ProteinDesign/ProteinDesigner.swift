@@ -56,11 +56,12 @@ public enum ProteinDesigner {
     static func attempt(_ spec: DesignSpec, libraryIDs: Set<String>) -> Design {
         var builder = Builder(spec: spec)
         builder.run()
-        let structure = builder.makeStructure()
+        let sideChains = builder.packSideChains()
+        let structure = builder.makeStructure(sideChains: sideChains)
         let secondary = structure.secondaryStructure(compute: true)
         var result = Design(spec: spec, structure: structure, verdict: Verdict(isValid: false, message: "", reasons: [], motifs: []),
                             secondaryStructure: secondary, pieceRanges: spec.pieceRanges)
-        result.verdict = builder.verdict(secondaryStructure: secondary, libraryIDs: libraryIDs)
+        result.verdict = builder.verdict(secondaryStructure: secondary, sideChains: sideChains, libraryIDs: libraryIDs)
         result.structure.secondaryStructureRecords = records(from: secondary)
         return result
     }

@@ -2,11 +2,15 @@
 """Designs from `proteinar build`, checked by an independent reader (gemmi, from PyPI):
 
   - every backbone bond within 0.02 Å and every angle within 2° of Engh & Huber's ideal values
-    (glycine's own N-CA, CA-C and N-CA-C);
+    (glycine's own N-CA, CA-C and N-CA-C, proline's own N-CA-CB);
   - helix residues with φ/ψ within 5° of (−57°, −47°), every ω within 5° of 180°;
   - in designs reported valid, no two heavy atoms of residues at least two apart closer than
     3.0 Å (2.6 Å for a backbone N···O pair, the short end of a hydrogen bond);
-  - designs known to be impossible are reported invalid, with a reason.
+  - designs known to be impossible are reported invalid, with a reason;
+  - full atoms: every residue has all heavy atoms of its Chemical Component Dictionary entry (but
+    OXT), every CCD bond is in covalent range (0.8 to 1.0 times the sum of gemmi's covalent radii,
+    plus 0.25 Å), and the bonds found by distance within a residue (closer than the sum plus
+    0.4 Å, the usual rule) are exactly the CCD's.
 
     scripts/checks/check-designs.py PROTEINAR_BIN
 
@@ -26,12 +30,44 @@ GLY_BONDS = {("N", "CA"): 1.451, ("CA", "C"): 1.516}
 PEPTIDE = 1.329
 ANGLES = {("N", "CA", "C"): 111.2, ("CA", "C", "O"): 120.1, ("N", "CA", "CB"): 110.5, ("C", "CA", "CB"): 110.1}
 NEXT_ANGLES = {"CA-C-N": 116.2, "C-N-CA": 121.7, "O-C-N": 123.0}
+# The CCD's bonds per residue (Sources/Molecule/Resources/ccd-bonds.tsv is the CCD's own table,
+# derived by scripts/tools/derive-ccd-bonds.py): heavy atoms only.
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CCD = {}
+with open(os.path.join(REPO, "Sources/Molecule/Resources/ccd-bonds.tsv")) as fh:
+    for line in fh:
+        if line.startswith("#") or "\t" not in line: continue
+        name, _, rest = line.rstrip("\n").partition("\t")
+        items = rest.split()
+        CCD[name] = {frozenset(items[k:k + 2]) for k in range(0, len(items), 3)}
+HEAVY = lambda atom: not atom.startswith("H") and atom != "OXT"
+
+def full_atom_problems(residues):
+    problems = []
+    for r in residues:
+        bonds = {b for b in CCD.get(r.name, set()) if all(HEAVY(a) for a in b)}
+        expected = set().union(*bonds) if bonds else set()
+        present = {a.name for a in r}
+        if expected - present: problems.append(f"{r.name}{r.seqid.num} lacks {' '.join(sorted(expected - present))}")
+        atoms = list(r)
+        for i, a in enumerate(atoms):
+            for b in atoms[i + 1:]:
+                d, radii = a.pos.dist(b.pos), a.element.covalent_r + b.element.covalent_r
+                pair = frozenset((a.name, b.name))
+                if pair in bonds and not 0.8 * radii <= d <= radii + 0.25:
+                    problems.append(f"{r.name}{r.seqid.num} bond {a.name}-{b.name} {d:.2f} Å out of covalent range")
+                elif pair not in bonds and d < radii + 0.4:
+                    problems.append(f"{r.name}{r.seqid.num} {a.name}···{b.name} {d:.2f} Å, bonded by distance but not in the CCD")
+    return problems
+
 DESIGNS = [  # (pieces, seed, expected verdict: True valid, False invalid)
     ("helix:14,coil:4,helix:14", 1, True),
     ("strand:6,coil:2,strand:6", 1, True),
     ("helix:12,coil:3,helix:12,coil:3,helix:12", 3, True),
     ("strand:5,coil:2,strand:5,coil:2,strand:5", 2, True),
     ("rigid-coil:6,helix:10", 1, True),
+    # All twenty amino acids, so every side chain's geometry is checked.
+    ("helix:14,coil:4,helix:14", 2, True, "SPEELIKRFAEWLMKNGDGYEEVQKHLCETLR"),
     ("helix:18,coil:5,strand:6,coil:2,strand:6", 4, None),
     ("helix:20,coil:1,helix:20", 1, False),
     ("helix:14,strand:6", 1, False),
@@ -48,10 +84,11 @@ def report(name, problems):
         print(f"ok   {name}")
 
 tmp = tempfile.mkdtemp(prefix="proteinar-designs-")
-for pieces, seed, expected in DESIGNS:
+for pieces, seed, expected, *sequence in DESIGNS:
     path = os.path.join(tmp, f"design-{passed + failed}.pdb")
-    run = subprocess.run([BIN, "build", pieces, "--seed", str(seed), "--json", "-o", path], capture_output=True, text=True)
-    name = f"{pieces} (seed {seed})"
+    run = subprocess.run([BIN, "build", pieces, "--seed", str(seed), "--json", "-o", path] + [a for q in sequence for a in ("--sequence", q)],
+                         capture_output=True, text=True)
+    name = f"{pieces} (seed {seed}{', ' + sequence[0] if sequence else ''})"
     if run.returncode != 0:
         report(name, [f"proteinar build exited {run.returncode}: {run.stderr.strip()[-300:]}"]); continue
     verdict = json.loads(run.stdout)
@@ -83,6 +120,8 @@ for pieces, seed, expected in DESIGNS:
             pa, pb, pc = atom(r, a), atom(r, b), atom(r, c)
             if None in (pa, pb, pc): continue
             ideal = 113.1 if gly and (a, b, c) == ("N", "CA", "C") else ideal
+            # Proline's ring pulls CB towards N (Engh & Huber: 103.0°).
+            ideal = 103.0 if r.name == "PRO" and (a, b, c) == ("N", "CA", "CB") else ideal
             ang = math.degrees(gemmi.calculate_angle(pa, pb, pc))
             if abs(ang - ideal) > 2: problems.append(f"{r.name}{r.seqid.num} {a}-{b}-{c} {ang:.1f}° (ideal {ideal})")
         if i + 1 < len(residues):
@@ -99,6 +138,7 @@ for pieces, seed, expected in DESIGNS:
             phi, psi = (math.degrees(x) for x in gemmi.calculate_phi_psi(residues[i - 1], r, residues[i + 1]))
             if abs(phi + 57) > 5 or abs(psi + 47) > 5: problems.append(f"helix {r.seqid.num} φ/ψ {phi:.1f}/{psi:.1f}")
     if verdict["valid"]:
+        problems += full_atom_problems(residues)
         ns = gemmi.NeighborSearch(st[0], st.cell, 4).populate()
         for i, r in enumerate(residues):
             for a in r:

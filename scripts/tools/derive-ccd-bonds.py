@@ -75,7 +75,8 @@ def ensure_deps():
         subprocess.run([py, "-m", "pip", "install", "-q", "--disable-pip-version-check",
                         "msgpack", "numpy"], check=True)
         env = dict(os.environ, CCD_BONDS_VENV="1")
-        sys.exit(subprocess.run([py, os.path.abspath(__file__), *sys.argv[1:]], env=env).returncode)
+        # The script that was run (this one, or one importing it) runs again inside the venv.
+        sys.exit(subprocess.run([py, os.path.abspath(sys.argv[0]), *sys.argv[1:]], env=env).returncode)
 
 
 # --- Minimal BinaryCIF decoding (only the encodings the CCD and PDB bcif use) --

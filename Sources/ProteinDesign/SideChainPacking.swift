@@ -1,0 +1,178 @@
+import Foundation
+import Geometry
+import Molecule
+
+/// Where the side chains' ideal geometry lives (generated from the CCD: `SideChainGeometry.swift`).
+enum SideChainGeometry {}
+
+/// One side-chain heavy atom beyond CB, placed from three atoms of its residue placed before it.
+struct SideChainAtom: Sendable {
+    let name: String
+    let element: Element
+    /// The parents, as indices into the residue's atoms: 0 N, 1 CA, 2 C, 3 O, 4 CB, then the
+    /// side-chain atoms in order.
+    let a: Int, b: Int, c: Int
+    /// Å, and radians.
+    let bond: Double, angle: Double
+    /// The dihedral a–b–c–atom (radians): an offset from χ `chi`, or the dihedral itself when
+    /// `chi` is 0 (rings and planar groups).
+    let torsion: Double
+    let chi: Int
+
+    init(_ name: String, _ element: Element, _ a: Int, _ b: Int, _ c: Int, bond: Double, angle: Double, torsion: Double, chi: Int) {
+        self.name = name
+        self.element = element
+        (self.a, self.b, self.c) = (a, b, c)
+        self.bond = bond
+        self.angle = radians(angle)
+        self.torsion = radians(torsion)
+        self.chi = chi
+    }
+}
+
+extension BackboneChain {
+    /// The side-chain atoms of residue `i` beyond CB with the given χ angles (degrees); none for
+    /// glycine and alanine.
+    func sideChain(_ i: Int, chis: [Double]) -> [SIMD3<Double>] {
+        guard let tree = SideChainGeometry.atoms[sequence[i]] else { return [] }
+        var atoms = [n[i], ca[i], c[i], o[i], cb[i]]
+        for atom in tree {
+            let torsion = atom.chi == 0 ? atom.torsion : radians(chis[atom.chi - 1]) + atom.torsion
+            atoms.append(place(atoms[atom.a], atoms[atom.b], atoms[atom.c], bond: atom.bond, angle: atom.angle, torsion: torsion))
+        }
+        return Array(atoms[5...])
+    }
+
+    /// Proline's χ2 for a given χ1 (degrees): the one that closes the ring, CD at the N–CD bond's
+    /// length from N (a scan in 1° steps, then halving steps).
+    func prolineChi2(_ i: Int, chi1: Double) -> Double {
+        func error(_ chi2: Double) -> Double {
+            abs(length(sideChain(i, chis: [chi1, chi2])[1] - n[i]) - SideChainGeometry.prolineBondNCD)
+        }
+        // The ring puckers the other way from χ1: search the opposite sign.
+        var best = stride(from: -60.0, through: 60.0, by: 1).filter { $0 * chi1 <= 0 }.min { error($0) < error($1) } ?? 0
+        var step = 0.5
+        while step > 0.01 {
+            for candidate in [best - step, best + step] where error(candidate) < error(best) { best = candidate }
+            step /= 2
+        }
+        return best
+    }
+}
+
+/// The side chains chosen for a built backbone: per residue, its atoms beyond CB and their places.
+struct SideChains {
+    var positions: [[SIMD3<Double>]]
+    /// Heavy-atom pairs still closer than allowed after packing (none in a valid design).
+    var clashes = 0
+    /// The first residue whose side chain clashes, and the residue it clashes with.
+    var worst: (residue: Int, partner: Int)?
+}
+
+private let passes = 4
+/// Closest approach between atoms of neighbouring residues (one apart) that the check of
+/// designs does not see, kept well away from bonded distances: only absurd overlaps count.
+private let neighbourLimit = 2.7
+
+extension Builder {
+    /// Puts a side chain on every residue from the rotamer library, avoiding clashes: each residue
+    /// in turn takes its most common rotamer that clashes with nothing placed (backbone, CB and the
+    /// side chains before it), else the one that overlaps least; residues left clashing are
+    /// chosen again against all the others, then with their χ nudged by up to 30°.
+    func packSideChains() -> SideChains {
+        var chosen = [[SIMD3<Double>]](repeating: [], count: chain.count)
+        var sideGrid = AtomGrid(cellSize: 3.0)
+        // Level 0: the library's rotamers; 1: each χ nudged by ±15° or ±30°; 2: χ1 and χ2 together
+        // on a 10° grid within ±40° of each rotamer.
+        func options(_ r: Int, level: Int) -> [[Double]] {
+            guard var base = RotamerLibrary.rotamers[chain.sequence[r]] else { return [] }
+            if level == 1 {
+                base = base.flatMap { chis in
+                    [chis] + [-30.0, -15, 15, 30].flatMap { d in (0..<chis.count).map { k in chis.enumerated().map { $0.offset == k ? $0.element + d : $0.element } } }
+                }
+            } else if level >= 2 {
+                let steps = stride(from: -40.0, through: 40, by: 10)
+                base = base.flatMap { chis in
+                    steps.flatMap { d1 in (chis.count > 1 ? Array(steps) : [0]).map { d2 in
+                        chis.enumerated().map { $0.offset == 0 ? $0.element + d1 : $0.offset == 1 ? $0.element + d2 : $0.element }
+                    } }
+                }
+            }
+            if chain.sequence[r] == "P" { return base.map { [$0[0], chain.prolineChi2(r, chi1: $0[0])] } }
+            return base
+        }
+        func choose(_ r: Int, level: Int) -> [SIMD3<Double>] {
+            var best: [SIMD3<Double>] = [], bestOverlap = Double.infinity
+            for chis in options(r, level: level) {
+                let atoms = chain.sideChain(r, chis: chis)
+                let overlap = self.overlap(of: atoms, residue: r, sideGrid: sideGrid)
+                if overlap < bestOverlap { (best, bestOverlap) = (atoms, overlap) }
+                if overlap == 0 { break }
+            }
+            return best
+        }
+        for r in 0..<chain.count {
+            chosen[r] = choose(r, level: 0)
+            for p in chosen[r] { sideGrid.insert(p, residue: r, kind: .sideChain) }
+        }
+        for pass in 0..<passes {
+            let clashing = (0..<chain.count).filter { overlap(of: chosen[$0], residue: $0, sideGrid: sideGrid) > 0 }
+            if clashing.isEmpty { break }
+            for r in clashing {
+                chosen[r] = choose(r, level: pass)
+                sideGrid = AtomGrid(cellSize: 3.0)
+                for (s, atoms) in chosen.enumerated() { for p in atoms { sideGrid.insert(p, residue: s, kind: .sideChain) } }
+            }
+        }
+        var packed = SideChains(positions: chosen)
+        for r in 0..<chain.count {
+            let (count, partner) = clashCount(of: chosen[r], residue: r, sideGrid: sideGrid)
+            packed.clashes += count
+            if let partner, packed.worst == nil { packed.worst = (r, partner) }
+        }
+        return packed
+    }
+
+    /// How far side-chain `atoms` of residue `r` overlap other residues' atoms, summed (Å).
+    private func overlap(of atoms: [SIMD3<Double>], residue r: Int, sideGrid: AtomGrid) -> Double {
+        var total = 0.0
+        forEachClash(of: atoms, residue: r, sideGrid: sideGrid) { total += $0 }
+        return total
+    }
+
+    /// Pairs with residues at least two away closer than 3.0 Å, what the design check counts
+    /// (a pair of side-chain atoms once, from its lower residue).
+    private func clashCount(of atoms: [SIMD3<Double>], residue r: Int, sideGrid: AtomGrid) -> (Int, partner: Int?) {
+        var count = 0
+        var partner: Int?
+        for p in atoms {
+            for (grid, isSide) in [(clashGrid, false), (sideGrid, true)] {
+                grid.visit(near: p) { e in
+                    let s = Int(e.residue)
+                    if abs(s - r) >= 2 && (!isSide || s > r) && length(p - e.position) < 3.0 { count += 1; partner = partner ?? s }
+                    return true
+                }
+            }
+        }
+        return (count, partner)
+    }
+
+    /// Calls `body` with the depth of each overlap of `atoms` (residue `r`) with the backbone
+    /// and the other side chains.
+    private func forEachClash(of atoms: [SIMD3<Double>], residue r: Int, sideGrid: AtomGrid, _ body: (Double) -> Void) {
+        let proline = chain.sequence[r] == "P"
+        for p in atoms {
+            for grid in [clashGrid, sideGrid] {
+                grid.visit(near: p) { e in
+                    let s = Int(e.residue), apart = abs(s - r)
+                    // Proline's ring is bonded to the residue before it (through N).
+                    guard apart > 0, !(proline && s == r - 1) else { return true }
+                    let limit = apart == 1 ? neighbourLimit : 3.0
+                    let d = length(p - e.position)
+                    if d < limit { body(limit - d) }
+                    return true
+                }
+            }
+        }
+    }
+}

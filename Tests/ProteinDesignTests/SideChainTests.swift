@@ -1,0 +1,71 @@
+import Foundation
+import Geometry
+import Molecule
+import Testing
+@testable import ProteinDesign
+
+/// Full-atom designs: side chains with the CCD's atoms and geometry, rotamers as asked, proline's
+/// ring closed, and no clash left by the packing.
+@Suite("Side chains")
+struct SideChainTests {
+    /// Every amino acid, in a design that holds together.
+    static let allTwenty = "SPEELIKRFAEWLMKNGDGYEEVQKHLCETLR"
+
+    /// Heavy atoms per residue in the CCD (without OXT).
+    static let heavyAtoms: [String: Int] = [
+        "ALA": 5, "ARG": 11, "ASN": 8, "ASP": 8, "CYS": 6, "GLN": 9, "GLU": 9, "GLY": 4, "HIS": 10, "ILE": 8,
+        "LEU": 8, "LYS": 9, "MET": 8, "PHE": 11, "PRO": 7, "SER": 6, "THR": 7, "TRP": 14, "TYR": 12, "VAL": 7,
+    ]
+
+    @Test("every residue carries all of its heavy atoms, named as in the CCD")
+    func everyAtom() throws {
+        let design = ProteinDesigner.build(try DesignSpec(parsing: "helix:14,coil:4,helix:14", sequence: Self.allTwenty, seed: 2))
+        #expect(design.verdict.isValid, "\(design.verdict.reasons)")
+        let model = try #require(design.structure.models.first)
+        #expect(Set(model.residues.map(\.name)).count == 20)
+        for residue in model.residues {
+            #expect(Int(residue.atomEnd - residue.atomStart) == Self.heavyAtoms[residue.name], "\(residue.name) \(residue.number)")
+        }
+    }
+
+    @Test("a side chain takes the χ angles it is given; proline's ring closes")
+    func rotamerGeometry() {
+        var chain = BackboneChain(sequence: Array("AKPFA"))
+        for r in 0..<chain.count { (chain.phi[r], chain.psi[r]) = (radians(-65), radians(145)) }
+        chain.build(0..<chain.count)
+        let lysine = chain.sideChain(1, chis: [-67, 180, 175, -65])
+        #expect(abs(dihedralDegrees(chain.n[1], chain.ca[1], chain.cb[1], lysine[0]) + 67) < 1e-6)
+        #expect(abs(abs(dihedralDegrees(chain.ca[1], chain.cb[1], lysine[0], lysine[1])) - 180) < 1e-6)
+        #expect(abs(dihedralDegrees(lysine[0], lysine[1], lysine[2], lysine[3]) + 65) < 1e-6)
+        for chi1 in [-30.0, 30] {
+            let ring = chain.sideChain(2, chis: [chi1, chain.prolineChi2(2, chi1: chi1)])
+            #expect(abs(length(ring[1] - chain.n[2]) - SideChainGeometry.prolineBondNCD) < 0.02)
+        }
+        // Phenylalanine's ring is planar: CZ lies in the plane of CG, CD1 and CE1.
+        let ring = chain.sideChain(3, chis: [-65, -85])
+        #expect(abs(dihedralDegrees(ring[0], ring[1], ring[3], ring[5])) < 1)
+    }
+
+    @Test("packing leaves no heavy atoms of residues two or more apart closer than 3.0 Å (2.6 Å backbone N···O)")
+    func noClash() throws {
+        for (pieces, sequence) in [("helix:14,coil:4,helix:14", Self.allTwenty), ("strand:7,coil:2,strand:7", "TWTVRIYNGKEFYVEV"),
+                                   ("helix:16,coil:3,helix:16", nil)] {
+            for seed: UInt64 in 1...3 {
+                let design = ProteinDesigner.build(try DesignSpec(parsing: pieces, sequence: sequence, seed: seed))
+                #expect(design.verdict.isValid, "\(pieces) seed \(seed): \(design.verdict.reasons)")
+                let model = try #require(design.structure.models.first)
+                var residueOf: [Int] = []
+                for (k, residue) in model.residues.enumerated() { residueOf += Array(repeating: k, count: Int(residue.atomEnd - residue.atomStart)) }
+                var closest = Double.infinity
+                let atoms = model.atoms
+                for i in 0..<atoms.count {
+                    for j in 0..<atoms.count where residueOf[j] - residueOf[i] >= 2 {
+                        let limit = Set([atoms.names[i], atoms.names[j]]) == ["N", "O"] ? 2.6 : 3.0
+                        closest = min(closest, Double(length(atoms.positions[i] - atoms.positions[j])) - limit)
+                    }
+                }
+                #expect(closest >= 0, "\(pieces) seed \(seed): a pair \(-closest) Å too close")
+            }
+        }
+    }
+}
