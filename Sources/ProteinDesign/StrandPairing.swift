@@ -56,10 +56,15 @@ extension Builder {
 
     /// Whether N-H of `d` bonds to C=O of `a` by DSSP's energy (below `energy`, DSSP's own −0.5 kcal/mol unless asked), for residues
     /// whose Cα are closer than `withinCA`; proline and the first residue have no amide hydrogen.
+    /// The bond must hold wherever the amide H is put: DSSP's place (opposite the previous C=O)
+    /// and the bisector of C–N–CA that pydssp and others use, so independent DSSPs agree.
     func isHydrogenBonded(donor d: Int, acceptor a: Int, withinCA: Double, energy: Double = -0.5) -> Bool {
         guard d > 0, chain.sequence[d] != "P", length(chain.ca[d] - chain.ca[a]) < withinCA else { return false }
         func f(_ v: SIMD3<Double>) -> SIMD3<Float> { SIMD3<Float>(Float(v.x), Float(v.y), Float(v.z)) }
-        let h = DSSP.amideHydrogen(n: f(chain.n[d]), previousC: f(chain.c[d - 1]), previousO: f(chain.o[d - 1]))
-        return DSSP.hydrogenBondEnergy(n: f(chain.n[d]), h: h, c: f(chain.c[a]), o: f(chain.o[a])) < Float(energy)
+        let n = f(chain.n[d]), c = f(chain.c[a]), o = f(chain.o[a])
+        let h = DSSP.amideHydrogen(n: n, previousC: f(chain.c[d - 1]), previousO: f(chain.o[d - 1]))
+        guard DSSP.hydrogenBondEnergy(n: n, h: h, c: c, o: o) < Float(energy) else { return false }
+        let bisector = normalized(normalized(chain.n[d] - chain.c[d - 1]) + normalized(chain.n[d] - chain.ca[d]))
+        return DSSP.hydrogenBondEnergy(n: n, h: f(chain.n[d] + 1.01 * bisector), c: c, o: o) < Float(energy)
     }
 }

@@ -25,7 +25,30 @@ struct BenchmarkDesignCommand: ParsableCommand {
         ("1000", bundle(50)),                                                 // 996
     ]
 
+    /// Issue 16's targets: a 5-piece design (β-α-β) in under 200 ms and a 10-piece one (a helical
+    /// hairpin, a β-meander and a helix) in under 1 s, median of 20 seeds.
+    static let pieceDesigns: [(String, String)] = [
+        ("5 pieces", "strand:6,coil:3,helix:12,coil:3,strand:6"),
+        ("10 pieces", "helix:14,coil:4,helix:14,coil:4,strand:6,coil:2,strand:6,coil:2,strand:6,coil:3"),
+    ]
+
     func run() throws {
+        for (label, pieces) in Self.pieceDesigns {
+            var times: [Double] = [], valid = 0
+            for seed: UInt64 in 1...20 {
+                let spec = try DesignSpec(parsing: pieces, seed: seed)
+                let t0 = DispatchTime.now().uptimeNanoseconds
+                let design = ProteinDesigner.build(spec)
+                times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+                if design.verdict.isValid { valid += 1 }
+            }
+            let sorted = times.sorted()
+            let line: [String: Any] = [
+                "design": label, "pieces_text": pieces, "seeds": 20, "valid_seeds": valid,
+                "build_ms_median": (sorted[9] + sorted[10]) / 2, "build_ms_max": sorted.last ?? 0,
+            ]
+            print(String(decoding: try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]), as: UTF8.self))
+        }
         for (label, pieces) in Self.designs {
             let spec = try DesignSpec(parsing: pieces)
             var build: [Double] = [], export: [Double] = []
