@@ -33,6 +33,8 @@ public struct Motif: Sendable, Equatable {
     /// 1-based piece numbers.
     public var pieces: [Int]
     public var example: MotifExample?
+    /// What is worth knowing about this one (a β-α-β unit's handedness), or nil.
+    public var note: String?
 
     /// The ids of the proteins that examples point at, to look up in a library.
     public static var exampleIDs: Set<String> { Set(examples.values.map(\.id)) }
@@ -40,7 +42,10 @@ public struct Motif: Sendable, Equatable {
     static let examples: [String: MotifExample] = [
         "helix-turn-helix": MotifExample(id: "1LCD", note: "the lac repressor's headpiece reads its operator DNA with a helix-turn-helix"),
         "β-hairpin": MotifExample(id: "1UBI", note: "ubiquitin's first two strands form a β-hairpin"),
-        "β-α-β": MotifExample(id: "1AKE", note: "adenylate kinase's core sheet is built from β-α-β units"),
+        "β-α-β": MotifExample(id: "1AKE", note: "adenylate kinase's core sheet is built from right-handed β-α-β units"),
+        "helical hairpin": MotifExample(id: "2XHE", note: "syntaxin's Habc domain, held here by Unc18, is a bundle of helices joined by hairpin turns"),
+        "β-meander": MotifExample(id: "3KPR", note: "the floor of HLA's peptide-binding groove is a sheet of strands joined in order, up and down"),
+        "Greek key": MotifExample(id: "3KPR", note: "the T-cell receptor's and β2-microglobulin's immunoglobulin domains fold their strands as Greek keys"),
     ]
 }
 

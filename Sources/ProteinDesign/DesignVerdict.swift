@@ -67,10 +67,19 @@ extension Builder {
     /// Super-secondary motifs the built design contains.
     func motifs(libraryIDs: Set<String>) -> [Motif] {
         var found: [Motif] = []
-        func add(_ name: String, _ parts: [SecondaryElement]) {
+        func add(_ name: String, _ parts: [SecondaryElement], note: String? = nil) {
             let pieces = parts.flatMap(\.pieces).map { $0 + 1 }
             let example = Motif.examples[name].flatMap { libraryIDs.contains($0.id) ? $0 : nil }
-            found.append(Motif(name: name, pieces: pieces, example: example))
+            found.append(Motif(name: name, pieces: pieces, example: example, note: note))
+        }
+        // Strands in a row, each paired with the one before as a hairpin: two make a β-hairpin,
+        // three or more a β-meander.
+        var meander: [SecondaryElement] = []
+        // Elements paired with the element before them as a β-hairpin.
+        let hairpinned = Set(junctions.compactMap { j in j.element.flatMap { hairpinPartner(of: j) != nil && j.bridges >= pairingBridges ? $0 : nil } })
+        func endMeander() {
+            if meander.count >= 3 { add("β-meander", meander) }
+            meander = []
         }
         for junction in junctions {
             guard let e = junction.element, e > 0 else { continue }
@@ -79,14 +88,38 @@ extension Builder {
             if a.kind == .helix && b.kind == .helix && junction.packed && turn >= 2 {
                 add(turn <= 5 ? "helix-turn-helix" : "helical hairpin", [a, b])
             }
-            if hairpinPartner(of: junction) != nil && junction.bridges >= pairingBridges {
+            if hairpinned.contains(e) {
                 add("β-hairpin", [a, b])
+                if meander.isEmpty { meander = [a] }
+                meander.append(b)
+            } else {
+                endMeander()
             }
             if e >= 2, a.kind == .helix, b.kind == .strand, elements[e - 2].kind == .strand,
                bridges(between: b.residues, and: elements[e - 2].residues, placed: chain.count, parallel: true) >= pairingBridges {
-                add("β-α-β", [elements[e - 2], a, b])
+                add("β-α-β", [elements[e - 2], a, b], note: isRightHanded(elements[e - 2], a, b)
+                    ? "a right-handed crossover, as nature almost always makes them"
+                    : "a left-handed crossover: nature almost always makes them right-handed")
+            }
+            // A Greek key: three strands in a meander, and a fourth that comes back to pair with the first.
+            if e >= 3, b.kind == .strand, a.kind == .strand, hairpinned.contains(e - 2), hairpinned.contains(e - 1), !hairpinned.contains(e),
+               bridges(between: b.residues, and: elements[e - 3].residues, placed: chain.count) >= pairingBridges {
+                add("Greek key", Array(elements[(e - 3)...e]))
             }
         }
+        endMeander()
         return found
+    }
+
+    /// Whether a β-α-β unit's crossover is right-handed: going along the strands, the chain turns
+    /// from the first strand over to the helix and on to the second strand anticlockwise, seen from
+    /// ahead (a right-handed screw).
+    func isRightHanded(_ first: SecondaryElement, _ helix: SecondaryElement, _ second: SecondaryElement) -> Bool {
+        func centre(_ e: SecondaryElement) -> SIMD3<Double> { e.residues.reduce(SIMD3<Double>.zero) { $0 + chain.ca[$1] } / Double(e.residues.count) }
+        guard let start = first.residues.first, let end = first.residues.last else { return true }
+        let along = chain.ca[end] - chain.ca[start]
+        let across = centre(second) - centre(first)
+        let up = centre(helix) - (centre(first) + centre(second)) / 2
+        return dot(along, cross(across, up)) < 0
     }
 }

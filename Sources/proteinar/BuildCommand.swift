@@ -37,7 +37,7 @@ struct BuildCommand: ParsableCommand {
         print(verdict.message + (verdict.isValid ? "." : ":"))
         for reason in verdict.reasons { print("  - \(reason)") }
         for motif in verdict.motifs {
-            print("  motif: \(motif.name) (pieces \(motif.pieces.map(String.init).joined(separator: ", ")))")
+            print("  motif: \(motif.name) (pieces \(motif.pieces.map(String.init).joined(separator: ", ")))" + (motif.note.map { ": \($0)" } ?? ""))
         }
         print("\(spec.residueCount) residues, built and checked in \(String(format: "%.1f", buildSeconds * 1000)) ms")
         print("sequence  \(String(spec.sequence))")
@@ -63,7 +63,7 @@ struct BuildCommand: ParsableCommand {
 
 /// The verdict and what was built, for `--json` and scripts.
 struct DesignReport: Encodable {
-    struct MotifJSON: Encodable { var name: String; var pieces: [Int]; var example: String? }
+    struct MotifJSON: Encodable { var name: String; var pieces: [Int]; var example: String?; var note: String? }
     var valid: Bool
     var message: String
     var reasons: [String]
@@ -78,7 +78,7 @@ struct DesignReport: Encodable {
         valid = d.verdict.isValid
         message = d.verdict.message
         reasons = d.verdict.reasons
-        motifs = d.verdict.motifs.map { MotifJSON(name: $0.name, pieces: $0.pieces, example: $0.example?.id) }
+        motifs = d.verdict.motifs.map { MotifJSON(name: $0.name, pieces: $0.pieces, example: $0.example?.id, note: $0.note) }
         residues = d.spec.residueCount
         sequence = String(d.spec.sequence)
         secondaryStructure = String(d.secondaryStructure.map(\.letter))

@@ -69,3 +69,31 @@ struct SideChainTests {
         }
     }
 }
+
+/// Motifs beyond a single pair of pieces.
+@Suite("Motifs")
+struct MotifTests {
+    @Test("three strands joined by hairpin turns are a β-meander, with a real example")
+    func meander() throws {
+        let design = ProteinDesigner.build(try DesignSpec(parsing: "strand:5,coil:2,strand:5,coil:2,strand:5"), libraryIDs: Motif.exampleIDs)
+        #expect(design.verdict.isValid, "\(design.verdict.reasons)")
+        let meander = try #require(design.verdict.motifs.first { $0.name == "β-meander" })
+        #expect(meander.pieces == [1, 3, 5])
+        #expect(meander.example?.id == "3KPR")
+        #expect(design.verdict.motifs.filter { $0.name == "β-hairpin" }.count == 2)
+    }
+
+    /// Strands along +x in the plane z = 0, the helix above them: seen with the strands pointing
+    /// away and the helix up, a right-handed crossover puts the second strand on the right (−y).
+    @Test("a β-α-β crossover's handedness: right-handed when the second strand lies to the right")
+    func handedness() throws {
+        var builder = Builder(spec: try DesignSpec(parsing: "strand:6,coil:3,helix:12,coil:3,strand:6"))
+        let first = builder.elements[0], helix = builder.elements[1], second = builder.elements[2]
+        for side in [-4.85, 4.85] {
+            for (k, r) in first.residues.enumerated() { builder.chain.ca[r] = SIMD3(3.3 * Double(k), 0, 0) }
+            for (k, r) in second.residues.enumerated() { builder.chain.ca[r] = SIMD3(3.3 * Double(k), side, 0) }
+            for (k, r) in helix.residues.enumerated() { builder.chain.ca[r] = SIMD3(18 - 1.5 * Double(k), side / 2, 10) }
+            #expect(builder.isRightHanded(first, helix, second) == (side < 0))
+        }
+    }
+}
