@@ -4,6 +4,8 @@
   - each design of VALID is valid for every one of 20 seeds;
   - in the hairpins among them, at least 80 % of the strand residues are E to mkdssp (Debian's
     dssp) and to pydssp, for every seed;
+  - a hairpin with a 2-residue loop is a 2:2 hairpin: mkdssp pairs the residue before the loop
+    with the one after it;
   - each design of REFUSED is refused for every seed, with the same reasons each time.
 
     scripts/checks/check-design-closure.py PROTEINAR_BIN [--seeds 20]
@@ -36,8 +38,9 @@ def strand_residues(verdict, pieces):
     return [r for (first, last), kind in zip(verdict["pieces"], kinds) if kind == "strand" for r in range(first, last + 1)]
 
 
-def mkdssp_codes(path):
-    """Residue number → DSSP code, from mkdssp's classic output."""
+def mkdssp_codes(path, partners=None):
+    """Residue number → DSSP code, from mkdssp's classic output; `partners` (a dict), when given,
+    gets each residue's first bridge partner (BP1, 0 for none)."""
     out = path + ".dssp"
     p = subprocess.run(["mkdssp", "--output-format", "dssp", path, out], capture_output=True, text=True, timeout=120)
     if p.returncode != 0 or not os.path.exists(out):
@@ -48,6 +51,7 @@ def mkdssp_codes(path):
             started = True
         elif started and len(line) > 16 and line[13] != "!":
             codes[int(line[5:10])] = line[16]
+            if partners is not None: partners[int(line[5:10])] = int(line[25:29])
     return codes
 
 
@@ -83,16 +87,21 @@ def main():
                 continue
             if pieces in HAIRPINS:
                 strands = strand_residues(verdict, pieces)
-                for name, codes in (("mkdssp", mkdssp_codes(out)), ("pydssp", pydssp_codes(out))):
+                partners = {}
+                for name, codes in (("mkdssp", mkdssp_codes(out, partners)), ("pydssp", pydssp_codes(out))):
                     share = 100.0 * sum(codes.get(r) == "E" for r in strands) / len(strands)
                     worst[name] = min(worst[name], share)
                     if share < 80:
                         problems.append(f"seed {seed}: {name} finds {share:.0f} % of strand residues E")
+                (_, before), (after, _) = verdict["pieces"][0], verdict["pieces"][2]
+                if after - before == 3 and partners.get(before) != after:
+                    problems.append(f"seed {seed}: not a 2:2 hairpin (mkdssp pairs residue {before} with {partners.get(before)}, not {after})")
         if pieces in REFUSED and len(reasons) > 1:
             problems.append(f"{len(reasons)} different reasons across seeds")
         what = ("refused, one reason: " + "; ".join(next(iter(reasons)))[:120] if pieces in REFUSED and not problems
                 else f"valid for {args.seeds} seeds" + (f"; strand residues E at least {worst['mkdssp']:.0f} % (mkdssp), "
-                                                        f"{worst['pydssp']:.0f} % (pydssp)" if pieces in HAIRPINS else ""))
+                                                        f"{worst['pydssp']:.0f} % (pydssp)" if pieces in HAIRPINS else "")
+                + ("; 2:2 hairpins" if pieces in HAIRPINS and ":2," in pieces else ""))
         ok = not problems
         print(f"{'OK' if ok else 'FAIL'} {pieces}: " + (what if ok else "; ".join(problems[:4])))
         passed, failed = passed + ok, failed + (not ok)
