@@ -378,6 +378,16 @@ try:
     st = phone.wait("return document.getElementById('ar-overlay').hidden && document.getElementById('status').textContent", 10)
     opaque = phone.wait("const v = (() => {" + DRAWN + "})(); return v === 1 && v", 10)
     check("Exit AR ends the session and returns to the page's own 3D view", bool(st and st.startswith("Left AR") and opaque), f"{st} / {opaque}")
+    # The Build screen's pieces before Try: the same WebXR session, and Scene Viewer on the pieces' GLB.
+    phone.go(base + "/#/build")
+    phone.wait("return !!document.querySelector('#view-build .piece')", 20) and phone.click("#view-build .piece[data-kind='helix']")
+    link = phone.wait("return document.getElementById('build-viewer').width && document.querySelector('#build-pieces-ar-slot .scene-viewer-link')?.getAttribute('href')", 30)
+    drawn = "const v = (() => {" + CANVAS.replace("getElementById('viewer')", "getElementById('build-viewer')") + "})(); return v && v[0] > v[2] * 0.01"
+    if link and phone.wait(drawn, 60): phone.click("#build-pieces-ar-button")
+    st = phone.wait("const s = document.getElementById('ar-status'); return !document.getElementById('ar-overlay').hidden && s.textContent", 20)
+    check("on Android, See pieces in AR starts WebXR, with Scene Viewer on the pieces' GLB beside it",
+          bool(link and "pieces.glb" in link and st and ("find a surface" in st or "Tap to place" in st)), f"{link} / {st}")
+    phone.click("#ar-exit")
 except Exception as e:
     check("the Android AR run finished", False, repr(e))
 finally:
