@@ -22,16 +22,31 @@ extension LibraryService {
 
     /// A design as a model; the server and `proteinar build` both make designs' models this way.
     public static func encode(_ design: Design, as request: ModelRequest) throws -> [UInt8] {
+        try encodeDesigned(design.structure, as: request, mtlFileName: "design.mtl")
+    }
+
+    /// The design's pieces before they are joined (`ProteinDesigner.pieceLayout`), as a model made
+    /// the way the design's is, so the pieces look like the parts of the protein they become.
+    public func piecesModel(of spec: DesignSpec, request: ModelRequest) async throws -> [UInt8] {
+        try await limiter.run { try Self.encodeDesigned(ProteinDesigner.pieceLayout(spec), as: request, mtlFileName: "pieces.mtl") }
+    }
+
+    /// The builder's structures as models: a cartoon coloured by secondary structure unless asked otherwise.
+    static func encodeDesigned(_ structure: Structure, as request: ModelRequest, mtlFileName: String) throws -> [UInt8] {
         var options = request.options
         if options.representation == .auto { options.representation = .cartoon }
         if options.colorScheme == nil { options.colorScheme = .secondaryStructure }
-        let (scene, _) = try MoleculeSceneBuilder.build(design.structure, options: options)
-        return encode(scene, as: request.output, mtlFileName: "design.mtl")
+        let (scene, _) = try MoleculeSceneBuilder.build(structure, options: options)
+        return encode(scene, as: request.output, mtlFileName: mtlFileName)
     }
 
     /// The recipe that fixes a design (its pieces, sequence and seed): what its models are made
     /// from, for their cache keys, and the source of its library id.
     public static func recipe(_ spec: DesignSpec) -> String { "\(spec.piecesText)|\(String(spec.sequence))|\(spec.seed)" }
+
+    /// The recipe of the pieces' layout: pieces and sequence (no seed: nothing in it is random).
+    /// It starts with a word no piece list starts with, so its cache keys never meet a design's.
+    public static func piecesRecipe(_ spec: DesignSpec) -> String { "pieces|\(spec.piecesText)|\(String(spec.sequence))" }
 
     /// Stores the design as a molecule (id `design-` and a hash of its pieces, sequence and seed),
     /// or returns the one stored before.

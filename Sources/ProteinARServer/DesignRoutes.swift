@@ -10,6 +10,8 @@ import SceneExport
 /// (and keeps it in the library with `"save": true`); `GET /api/designs/{design.pdb|design.cif|model.*}`
 /// serves the files of a design named by its query (`pieces`, `seed`, `sequence`): a design is
 /// reproducible, so its URL is all it takes, and AR Quick Look can open the USDZ link directly.
+/// `GET /api/designs/pieces.*` serves the pieces before Try, not yet joined, side by side
+/// (`ProteinDesigner.pieceLayout`), so they can be seen and placed in AR as the original game did.
 struct DesignRoutes: Sendable {
     let service: LibraryService
     let accounts: Accounts
@@ -81,6 +83,12 @@ struct DesignRoutes: Sendable {
         }
         let sequence = parameters.removeValue(forKey: "sequence")
         let seedText = parameters.removeValue(forKey: "seed")
+        // The layout of the pieces has nothing random in it: a seed would only make URLs that differ
+        // for the same bytes.
+        let isPieces = name.hasPrefix("pieces.")
+        if isPieces, seedText != nil {
+            throw APIError(.badRequest, "seed: the pieces are laid out without one (the seed only chooses how Try joins them); accepted: pieces, sequence and the model options")
+        }
         guard let seed = seedText.map({ UInt64($0) }) ?? 1 else {
             throw APIError(.badRequest, "seed '\(seedText?.prefix(20) ?? "")': expected a whole number")
         }
@@ -92,13 +100,16 @@ struct DesignRoutes: Sendable {
             guard parameters.isEmpty else { throw APIError(.badRequest, "unknown parameter '\(parameters.keys.sorted()[0])'; accepted: pieces, sequence, seed") }
             model = nil
         default:
-            guard name.hasPrefix("model."), let format = ModelFormat(rawValue: String(name.dropFirst(6))), format != .mtl else {
+            let stem = isPieces ? "pieces." : "model."
+            guard name.hasPrefix(stem), let format = ModelFormat(rawValue: String(name.dropFirst(stem.count))), format != .mtl else {
+                let formats = ModelFormat.allCases.filter { $0 != .mtl }
                 throw APIError(.notFound, "no resource '\(name.prefix(80))'; available: design.pdb, design.cif, "
-                               + ModelFormat.allCases.filter { $0 != .mtl }.map { "model.\($0.rawValue)" }.joined(separator: ", "))
+                               + (formats.map { "model.\($0.rawValue)" } + formats.map { "pieces.\($0.rawValue)" }).joined(separator: ", "))
             }
             model = try call { try ModelRequest(format: format, parameters: parameters) }
         }
-        let recipe = LibraryService.recipe(spec)
+        // The pieces' recipe differs from the design's, so their cached models never stand for each other.
+        let recipe = isPieces ? LibraryService.piecesRecipe(spec) : LibraryService.recipe(spec)
         let tag = String((model?.cacheKey(fileHash: recipe) ?? ModelRequest.cacheKey(source: recipe, variant: name)).prefix(32))
         if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "\"\(tag)\"" }) {
             return Response(status: .notModified, headers: [.eTag: "\"\(tag)\""])
@@ -114,6 +125,7 @@ struct DesignRoutes: Sendable {
             let bytes = try await call {
                 try await whileConnected(context.channel) {
                     try await fairShare.run(client) {
+                        if isPieces, let model { return try await service.piecesModel(of: spec, request: model) }
                         let design = try await service.design(spec)
                         if let model { return try await service.model(of: design, request: model) }
                         return name == "design.pdb" ? StructureWriter.pdb(design.structure) : StructureWriter.mmCIF(design.structure)
@@ -123,7 +135,7 @@ struct DesignRoutes: Sendable {
             buffer = service.hot.put(CachedModel(key: key, moleculeID: "design", mediaType: type, bytes: bytes)).buffer
         }
         return Responses.bytes(buffer, type: type, etag: tag, request: request, head: false,
-                               disposition: "inline; filename=\"design.\(name.split(separator: ".").last ?? "bin")\"")
+                               disposition: "inline; filename=\"\(isPieces ? "pieces" : "design").\(name.split(separator: ".").last ?? "bin")\"")
     }
 
     /// The query that names a design in `GET /api/designs/…`.

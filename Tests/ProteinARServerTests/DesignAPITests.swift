@@ -41,6 +41,40 @@ struct DesignAPITests {
         #expect((try await server.get("/api/molecules?source=design").json["total"] as? Int) == 1)
     }
 
+    @Test("GET /api/designs/pieces.*: the pieces before Try in every model format, the same bytes from any server, clear errors")
+    func pieces() async throws {
+        let path = "/api/designs/pieces.usdz?pieces=helix:14,coil:4,strand:6"
+        var first: [UInt8] = []
+        for round in 0..<2 {
+            // A fresh server each round: the same URL must give the same bytes, not only the cached copy.
+            let server = try await TestServer.start(.sqlite) { $0.installStarterLibrary = false }
+            defer { Task { await server.stop() } }
+            let usdz = try await server.get(path)
+            #expect(usdz.status == 200 && usdz.headers["content-type"] == "model/vnd.usdz+zip" && Array(usdz.body.prefix(2)) == [0x50, 0x4B])
+            #expect(usdz.headers["content-disposition"]?.contains("pieces.usdz") == true)
+            if round == 0 { first = usdz.body } else { #expect(usdz.body == first, "the pieces' USDZ differs between two servers") }
+            guard round == 0 else { continue }
+            for (format, type) in [("glb", "model/gltf-binary"), ("obj", "model/obj"), ("stl", "model/stl"), ("dae", "model/vnd.collada+xml"), ("ply", "application/x-ply")] {
+                let reply = try await server.get("/api/designs/pieces.\(format)?pieces=helix:14,coil:4,strand:6")
+                #expect(reply.status == 200 && reply.headers["content-type"] == type, "pieces.\(format): \(reply.status) \(reply.headers)")
+            }
+            // The pieces and the design they join into are different models, cached under different keys.
+            let design = try await server.get("/api/designs/model.usdz?pieces=helix:14,coil:4,strand:6")
+            #expect(design.status == 200 && design.body != usdz.body && design.headers["etag"] != usdz.headers["etag"])
+            let tag = try #require(usdz.headers["etag"])
+            #expect(try await server.get(path, headers: ["If-None-Match": tag]).status == 304)
+
+            let bad = try await server.get("/api/designs/pieces.glb?pieces=helix:14,wing:3")
+            #expect(bad.status == 400 && bad.text.contains("piece 2 'wing:3' is not a piece"), "\(bad.text)")
+            let seeded = try await server.get("/api/designs/pieces.glb?pieces=helix:14&seed=2")
+            #expect(seeded.status == 400 && seeded.text.contains("seed"), "\(seeded.text)")
+            let option = try await server.get("/api/designs/pieces.glb?pieces=helix:14&wings=2")
+            #expect(option.status == 400 && option.text.contains("wings"), "\(option.text)")
+            let unknown = try await server.get("/api/designs/pieces.pdb?pieces=helix:14")
+            #expect(unknown.status == 404 && unknown.text.contains("pieces.usdz") && unknown.text.contains("model.glb"), "\(unknown.text)")
+        }
+    }
+
     @Test("impossible designs and bad input", arguments: [StoreKind.sqlite])
     func badInput(kind: StoreKind) async throws {
         let server = try await TestServer.start(kind) { $0.installStarterLibrary = false }

@@ -106,7 +106,7 @@ function ensureBuildViewer() {
 const account = setupAccount({ $, el, say, refresh: () => route(), roomItem: (room) => rooms.roomItem(room) });
 const rooms = setupRooms({ $, el, say, account });
 const explore = setupExplore({ $, el, say, account, route, onModelShown: () => updateAR() });
-build = setupBuild({ $, el, say, account, viewer: () => buildViewer, onBuilt: () => updateAR() });
+build = setupBuild({ $, el, say, account, viewer: () => buildViewer, onBuilt: () => updateAR(), onPiecesShown: () => updateAR() });
 const library = setupLibrary({ $, el, say, account });
 const roomScreen = setupRoomScreen({ $, el, say, ready: account.ready, copyLinkButton: rooms.copyLinkButton, onSubjectChange: () => updateAR() });
 const map = setupMap({ $, el, say });
@@ -135,15 +135,34 @@ function activeSubject() {
   return null;
 }
 
+// The Build screen's pieces before Try, not yet joined: AR only (the camera and the recorder act on
+// the active subject), offered beside Try by the same code as every View in AR.
+function piecesSubject() {
+  const pieces = location.hash.split('/')[1] === 'build' && buildViewer ? build?.piecesAR() : null;
+  if (!pieces) return null;
+  return {
+    name: 'pieces', title: pieces.title, viewer: buildViewer, slot: 'build-pieces-ar-slot', button: 'build-pieces-ar-button',
+    label: 'See pieces in AR', primary: false, usdz: pieces.usdz, glb: new URL(pieces.glb, location.href).href, thumbnail: null,
+    page: new URL(pieces.page, location.href).href,
+  };
+}
+
 function sceneViewerURL(glb) {
   return `intent://arvr.google.com/scene-viewer/1.0?file=${encodeURIComponent(glb)}&mode=ar_preferred#Intent;scheme=https;package=com.google.ar.core;action=android.intent.action.VIEW;S.browser_fallback_url=${encodeURIComponent(glb)};end;`;
 }
 
 function updateAR() {
-  const subject = activeSubject();
-  for (const id of ['ar-slot', 'build-ar-slot', 'room-ar-slot']) if (id !== subject?.slot) $(id).replaceChildren();
+  const subjects = [activeSubject(), piecesSubject()].filter(Boolean);
+  for (const id of ['ar-slot', 'build-ar-slot', 'build-pieces-ar-slot', 'room-ar-slot']) {
+    if (!subjects.some((subject) => subject.slot === id)) $(id).replaceChildren();
+  }
   updateTopBar();
-  if (!subject) return;
+  for (const subject of subjects) offerAR(subject);
+}
+
+// The AR button of `subject` in its slot, with its USDZ and GLB links and the size the phone downloads.
+function offerAR(subject) {
+  const label = subject.label ?? 'View in AR';
   const slot = $(subject.slot);
   slot.replaceChildren();
   const anchor = document.createElement('a');
@@ -151,13 +170,13 @@ function updateAR() {
     // AR Quick Look needs the link to wrap an image.
     anchor.rel = 'ar';
     anchor.href = subject.usdz;
-    anchor.className = 'button primary';
+    anchor.className = subject.primary === false ? 'button' : 'button primary';
     anchor.id = subject.button;
     const picture = subject.thumbnail ?? subject.viewer.canvas.toDataURL('image/png');
-    anchor.append(el('img', { src: picture, alt: '', width: 24, height: 24 }), ' View in AR');
+    anchor.append(el('img', { src: picture, alt: '', width: 24, height: 24 }), ` ${label}`);
     slot.append(anchor);
   } else {
-    slot.append(el('button', { type: 'button', id: subject.button, class: 'primary', onclick: () => viewInAR(subject) }, 'View in AR'));
+    slot.append(el('button', { type: 'button', id: subject.button, class: subject.primary === false ? '' : 'primary', onclick: () => viewInAR(subject) }, label));
     if (isAndroid) slot.append(' ', el('a', { href: sceneViewerURL(subject.glb), class: 'scene-viewer-link' }, 'Open in Scene Viewer'));
   }
   slot.append(' ', el('a', { href: subject.usdz, download: `${subject.name}.usdz` }, 'USDZ'), ' ', el('a', { href: subject.glb, download: `${subject.name}.glb` }, 'GLB'));

@@ -1,7 +1,9 @@
 // The Build screen, the original app's mini-game made real: four piece buttons add helix, strand
 // and coil pieces (each shown at a random orientation, as the game did), the list puts them in
 // order and sets their lengths, and Try asks the server to join them into a real chain and judge
-// whether it holds together; then the built protein replaces the pieces in the 3D view.
+// whether it holds together; then the built protein replaces the pieces in the 3D view. Before Try,
+// the pieces themselves can go to AR (the server lays them out side by side: pieces.usdz, pieces.glb);
+// after a Try that holds together, Try again builds the same pieces with the next seed.
 import { buildDesign, needsAccount } from './api.js';
 import { combineModels, parseGLB } from './glb.js';
 import { mat4, quat } from './math.js';
@@ -16,7 +18,7 @@ export const PIECES = {
 
 /**
  * @param {{ $: (id: string) => HTMLElement, el: Function, say: Function, account: object, viewer: () => object|null,
- *           onBuilt: (design: object|null) => void }} app  account: account.js's
+ *           onBuilt: (design: object|null) => void, onPiecesShown: () => void }} app  account: account.js's
  */
 export function setupBuild(app) {
   const { $, el, say } = app;
@@ -35,6 +37,7 @@ export function setupBuild(app) {
     say('Cleared the pieces.');
   });
   $('build-try').addEventListener('click', () => attempt());
+  $('build-again').addEventListener('click', () => tryAgain());
 
   function add(kind) {
     pieces.push({ kind, length: PIECES[kind].length, orientation: randomRotation() });
@@ -46,6 +49,7 @@ export function setupBuild(app) {
     design = null;
     app.onBuilt(null);
     $('build-verdict').hidden = true;
+    $('build-again').hidden = true;
     renderList();
     showPieces();
   }
@@ -105,22 +109,35 @@ export function setupBuild(app) {
       }
       if (mine !== serial || design) return;
       viewer.setModel(combineModels(parts));
+      app.onPiecesShown();
     } catch (error) {
       say(error.message, { error: true });
     }
   }
 
-  async function attempt() {
+  // Another valid shape of the same design: the verdict does not depend on the seed, so only a valid
+  // design is offered this; the new seed goes in the Seed box, so the shape can be had again.
+  function tryAgain() {
+    if (!design?.valid) return;
+    const seed = Number(design.seed) >= Number.MAX_SAFE_INTEGER ? 1 : Number(design.seed) + 1;
+    $('build-seed').value = seed;
+    attempt({ saying: `Trying again with seed ${seed}: another shape of the same ${pieces.length} pieces…`, again: true });
+  }
+
+  async function attempt({ saying = `Joining ${pieces.length} pieces into one chain…`, again = false } = {}) {
     if (pieces.length === 0) return;
     const seed = Number($('build-seed').value) || 1;
     const body = { pieces: pieces.map(({ kind, length }) => ({ kind, length })), seed };
-    say(`Joining ${pieces.length} pieces into one chain…`);
+    say(saying);
     $('build-try').disabled = true;
+    $('build-again').disabled = true;
     try {
       const answer = await buildDesign(body);
       design = answer;
       showVerdict(answer);
-      say(answer.valid ? `${answer.message}.` : `${answer.message}: ${answer.reasons.join('; ')}.`, { error: !answer.valid });
+      $('build-again').hidden = !answer.valid;
+      const verdict = answer.valid ? `${answer.message}.` : `${answer.message}: ${answer.reasons.join('; ')}.`;
+      say(again ? `Seed ${answer.seed}, another shape: ${verdict}` : verdict, { error: !answer.valid });
       const viewer = app.viewer();
       if (viewer) {
         serial++;
@@ -132,6 +149,7 @@ export function setupBuild(app) {
       say(error.message, { error: true });
     } finally {
       $('build-try').disabled = pieces.length === 0;
+      $('build-again').disabled = false;
     }
   }
 
@@ -141,6 +159,8 @@ export function setupBuild(app) {
     box.className = `verdict ${answer.valid ? 'ok' : 'bad'}`;
     const items = [el('p', { class: 'headline' }, `${answer.valid ? '✔' : '✘'} ${answer.message}${answer.valid ? '.' : ':'}`)];
     if (answer.reasons.length) items.push(el('ul', {}, ...answer.reasons.map((r) => el('li', {}, r))));
+    // Another seed only picks another shape among those that hold together: say so rather than offer it.
+    if (!answer.valid) items.push(el('p', { class: 'meta' }, 'Another seed gives the same verdict: change the pieces or their lengths instead.'));
     for (const motif of answer.motifs) {
       items.push(el('p', {}, `It contains a ${motif.name} (pieces ${motif.pieces.join(', ')}).`,
         motif.example ? el('span', {}, ' A real one: ', el('a', { href: `#/explore/${motif.example.id}` }, motif.example.id), `, where ${motif.example.note}.`) : null));
@@ -178,8 +198,21 @@ export function setupBuild(app) {
     attempt();
   }
 
+  // The pieces as they are, not yet joined, laid out by the server (the same URL, the same model):
+  // what "See pieces in AR" opens. Offered while the pieces, not a built design, are in the view.
+  function piecesAR() {
+    if (pieces.length === 0 || design) return null;
+    const text = pieces.map(({ kind, length }) => `${kind}:${length}`).join(',');
+    const query = new URLSearchParams({ pieces: text });
+    return {
+      title: pieces.map(({ kind }) => PIECES[kind].name).join(', '),
+      usdz: `/api/designs/pieces.usdz?${query}`, glb: `/api/designs/pieces.glb?${query}`,
+      page: `#/build/${text}/${Number($('build-seed').value) || 1}`,
+    };
+  }
+
   renderList();
-  return { show: showPieces, open, get design() { return design; } };
+  return { show: showPieces, open, piecesAR, get design() { return design; } };
 }
 
 function randomRotation() {

@@ -15,6 +15,7 @@ import base64, os, subprocess, sys, tempfile, urllib.request
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
 from proteinar_testing.archive import ArchiveStandIn
 from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser, fill_registration, register_through_page
+from proteinar_testing.build_screen import check_build_screen
 from proteinar_testing.page_glb_decoding import check_page_decodes_glb
 from proteinar_testing.paths import CHECK_USDZ, DECODE_QR, FIXTURES
 from proteinar_testing.ports import free_port
@@ -296,49 +297,16 @@ try:
     if ok: b.keys("\ue00c")
     check("keyboard only: the menu opens with Enter and closes with Escape", ok and bool(wait("return !document.getElementById('menu').open", 5)))
 
-    # Build: add pieces with the piece buttons, Try, see the verdict and the built protein.
-    b.go(base + "/#/build")
-    wait("return !document.getElementById('view-build').hidden")
-    for kind in ["helix", "flexible-coil", "helix"]:
-        click(f"#view-build .piece[data-kind='{kind}']")
-    listed = wait("const l = document.querySelectorAll('#build-pieces li'); return l.length === 3 && [...l].map(li => li.textContent).join(' | ')", 10)
-    check("Build: the piece buttons add pieces to the list", bool(listed and "Helix" in listed and "Coil" in listed), str(listed))
-    BUILD_CANVAS = CANVAS.replace("getElementById('viewer')", "getElementById('build-viewer')")
-    pieces = wait("const v = (() => {" + BUILD_CANVAS + "})(); return v && v[0] > v[2] * 0.01 ? v : null", 60)
-    check("Build: the pieces appear in the 3D view", bool(pieces), str(pieces))
-    shot("build-pieces")
-    click("#build-try")
-    verdict = wait("const v = document.getElementById('build-verdict'); return !v.hidden && v.textContent", 60)
-    check("Build: Try gives the verdict as a banner", bool(verdict and "Congratulations, you have created a new protein made of Helix – Coil – Helix" in verdict
-                                                         and "helix-turn-helix" in verdict), str(verdict))
-    built = wait("const v = (() => {" + BUILD_CANVAS + "})(); return v && v[0] > v[2] * 0.01 && v[1] !== arguments[0] ? v : null", 60, pieces[1] if pieces else 0)
-    check("Build: the built protein replaces the pieces in the 3D view", bool(built), str(built))
-    check("Build: View in AR, camera and record are offered for the design",
-          js("return !!document.getElementById('build-ar-button') && !document.getElementById('camera-button').hidden"))
-    shot("build")
-    click("#build-save")
-    saved = wait("const s = document.getElementById('status').textContent; return s.startsWith('Kept in the library as ') && s", 60)
-    check("Build: signed in, Keep in the library saves the design", bool(saved), str(js("return document.getElementById('status').textContent")))
-    # An impossible design: two long helices and a 1-residue coil.
-    js("""const inputs = document.querySelectorAll('#build-pieces input');
-          const set = (i, v) => { inputs[i].value = v; inputs[i].dispatchEvent(new Event('change')); };
-          set(0, 20);""")
-    js("""const inputs = document.querySelectorAll('#build-pieces input'); inputs[1].value = 1; inputs[1].dispatchEvent(new Event('change'));""")
-    js("""const inputs = document.querySelectorAll('#build-pieces input'); inputs[2].value = 20; inputs[2].dispatchEvent(new Event('change'));""")
-    click("#build-try")
-    verdict = wait("const v = document.getElementById('build-verdict'); return !v.hidden && v.classList.contains('bad') && v.textContent", 60)
-    check("Build: an impossible combination says why", bool(verdict and "Sorry, this combination cannot be made" in verdict and "too short" in verdict), str(verdict))
-    # A piece length out of range is refused in the page.
-    js("""const input = document.querySelector('#build-pieces input'); input.value = 0; input.dispatchEvent(new Event('change'));""")
-    err = wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent", 10)
-    check("Build: a length out of range is refused with a message", bool(err and "1 to 500" in err), str(err))
+    # Build: pieces, their AR link before Try, More options, Try, Try again, an impossible design.
+    check_build_screen(b, base, check, CANVAS.replace("getElementById('viewer')", "getElementById('build-viewer')"), shot)
 
     # iOS: AR Quick Look. Chromium has no Quick Look, so the page is told the link type is supported
     # (what Safari on iOS answers); the link must then point at a USDZ that passes Pixar's checker.
     script = b.cdp("Page.addScriptToEvaluateOnNewDocument", {"source":
         "const s = DOMTokenList.prototype.supports; DOMTokenList.prototype.supports = function (t) { return t === 'ar' || s.call(this, t); };"})
-    def quick_look(page, button, slot, path, name):
+    def quick_look(page, button, slot, path, name, clicks=()):
         b.go(base + page)  # a new document, so the script above runs first
+        for css in clicks: wait(f"return !!document.querySelector(\"{css}\")", 30) and click(css)
         href = wait(f"const a = document.getElementById('{button}'); return a && a.rel === 'ar' && a.querySelector('img') && a.href", 90)
         ok = bool(href and path in href)
         if not ok:
@@ -359,6 +327,9 @@ try:
     check("beside View in AR the page says what the phone downloads (the USDZ's size)", shown == expected, f"{shown!r}, file {size} bytes")
     ok, href = quick_look("/?ios-build#/build/strand:6,flexible-coil:2,strand:6/1", "build-ar-button", "build-ar-slot", "/api/designs/model.usdz", "design")
     check("on iOS, a built design's Quick Look link is a USDZ that passes usdz-check", ok, str(href))
+    ok, href = quick_look("/?ios-pieces#/build", "build-pieces-ar-button", "build-pieces-ar-slot", "/api/designs/pieces.usdz", "pieces",
+                          clicks=["#view-build .piece[data-kind='strand']", "#view-build .piece[data-kind='rigid-coil']"])
+    check("on iOS, before Try, See pieces in AR is a Quick Look link to the pieces' USDZ that passes usdz-check", ok, str(href))
     b.cdp("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
 except Exception as e:
     check("the browser run finished", False, repr(e))
@@ -407,6 +378,16 @@ try:
     st = phone.wait("return document.getElementById('ar-overlay').hidden && document.getElementById('status').textContent", 10)
     opaque = phone.wait("const v = (() => {" + DRAWN + "})(); return v === 1 && v", 10)
     check("Exit AR ends the session and returns to the page's own 3D view", bool(st and st.startswith("Left AR") and opaque), f"{st} / {opaque}")
+    # The Build screen's pieces before Try: the same WebXR session, and Scene Viewer on the pieces' GLB.
+    phone.go(base + "/#/build")
+    phone.wait("return !!document.querySelector('#view-build .piece')", 20) and phone.click("#view-build .piece[data-kind='helix']")
+    link = phone.wait("return document.getElementById('build-viewer').width && document.querySelector('#build-pieces-ar-slot .scene-viewer-link')?.getAttribute('href')", 30)
+    drawn = "const v = (() => {" + CANVAS.replace("getElementById('viewer')", "getElementById('build-viewer')") + "})(); return v && v[0] > v[2] * 0.01"
+    if link and phone.wait(drawn, 60): phone.click("#build-pieces-ar-button")
+    st = phone.wait("const s = document.getElementById('ar-status'); return !document.getElementById('ar-overlay').hidden && s.textContent", 20)
+    check("on Android, See pieces in AR starts WebXR, with Scene Viewer on the pieces' GLB beside it",
+          bool(link and "pieces.glb" in link and st and ("find a surface" in st or "Tap to place" in st)), f"{link} / {st}")
+    phone.click("#ar-exit")
 except Exception as e:
     check("the Android AR run finished", False, repr(e))
 finally:

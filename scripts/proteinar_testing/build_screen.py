@@ -1,0 +1,79 @@
+"""check-web.py's checks of the Build screen: the piece buttons, the pieces in the 3D view and their
+AR link before Try, the Seed under More options, Try and its verdict, Try again (the next seed, valid
+again), Keep in the library, an impossible combination (no Try again: the verdict does not depend on
+the seed) and a length out of range. The browser is signed in (Keep needs an account)."""
+
+PIECES_USDZ = "/api/designs/pieces.usdz?pieces=helix%3A14%2Cflexible-coil%3A4%2Chelix%3A14"
+
+# The text of the verdict banner once it is shown with `kind` (ok or bad).
+VERDICT = "const v = document.getElementById('build-verdict'); return !v.hidden && v.classList.contains(arguments[0]) && v.textContent"
+# The built design's GLB link beside View in AR (its query names the seed).
+DESIGN_GLB = "return document.querySelector('#build-ar-slot a[download=\"design.glb\"]')?.getAttribute('href')"
+
+
+def set_length(browser, index, value):
+    browser.js("""const input = document.querySelectorAll('#build-pieces input')[arguments[0]];
+                  input.value = arguments[1]; input.dispatchEvent(new Event('change'));""", index, value)
+
+
+def check_build_screen(b, base, check, canvas, shot):
+    """`canvas`: a script answering [drawn pixels, hash, pixels] of the Build screen's 3D view."""
+    js, wait, click = b.js, b.wait, b.click
+    b.go(base + "/#/build")
+    wait("return !document.getElementById('view-build').hidden")
+    check("Build: no pieces, no See pieces in AR", js("return !document.getElementById('build-pieces-ar-button')"))
+    for kind in ["helix", "flexible-coil", "helix"]:
+        click(f"#view-build .piece[data-kind='{kind}']")
+    listed = wait("const l = document.querySelectorAll('#build-pieces li'); return l.length === 3 && [...l].map(li => li.textContent).join(' | ')", 10)
+    check("Build: the piece buttons add pieces to the list", bool(listed and "Helix" in listed and "Coil" in listed), str(listed))
+    pieces = wait("const v = (() => {" + canvas + "})(); return v && v[0] > v[2] * 0.01 ? v : null", 60)
+    check("Build: the pieces appear in the 3D view", bool(pieces), str(pieces))
+    ar = wait("""const b = document.getElementById('build-pieces-ar-button'); const u = document.querySelector('#build-pieces-ar-slot a[download="pieces.usdz"]');
+                 return b && u && document.getElementById('build-try').parentElement.contains(b) && [b.textContent, u.getAttribute('href')]""", 20)
+    check("Build: before Try, See pieces in AR sits beside Try with the pieces' USDZ", bool(ar and ar[0] == "See pieces in AR" and ar[1] == PIECES_USDZ), str(ar))
+    seed = js("""const s = document.getElementById('build-seed'); const d = s.closest('details');
+                 const help = document.getElementById(s.getAttribute('aria-describedby'));
+                 return d && !d.open && [d.querySelector('summary').textContent, s.closest('label').textContent.trim(), help && help.textContent]""")
+    check("Build: the Seed is under More options (closed), with a line saying what it does",
+          bool(seed and seed[0] == "More options" and seed[1] == "Seed" and "same pieces and seed" in (seed[2] or "")
+               and "verdict does not depend" in (seed[2] or "")), str(seed))
+    shot("build-pieces")
+    click("#build-try")
+    verdict = wait(VERDICT, 60, "ok")
+    check("Build: Try gives the verdict as a banner", bool(verdict and "Congratulations, you have created a new protein made of Helix – Coil – Helix" in verdict
+                                                         and "helix-turn-helix" in verdict), str(verdict))
+    built = wait("const v = (() => {" + canvas + "})(); return v && v[0] > v[2] * 0.01 && v[1] !== arguments[0] ? v : null", 60, pieces[1] if pieces else 0)
+    check("Build: the built protein replaces the pieces in the 3D view", bool(built), str(built))
+    check("Build: View in AR, camera and record are offered for the design; the pieces' AR link makes way",
+          js("return !!document.getElementById('build-ar-button') && !document.getElementById('camera-button').hidden"
+             " && !document.getElementById('build-pieces-ar-button')"))
+    shot("build")
+    click("#build-save")
+    saved = wait("const s = document.getElementById('status').textContent; return s.startsWith('Kept in the library as ') && s", 60)
+    check("Build: signed in, Keep in the library saves the design", bool(saved), str(js("return document.getElementById('status').textContent")))
+
+    # Try again: the next seed, written in the Seed box, and another valid build of the same pieces.
+    first = wait(DESIGN_GLB, 30)
+    again = js("const a = document.getElementById('build-again'); return !a.hidden && !a.disabled")
+    # Everything the status line says from here on (the build may answer before a poll would see it).
+    js("""window.__said = []; const s = document.getElementById('status');
+          new MutationObserver(() => window.__said.push(s.textContent)).observe(s, { childList: true, characterData: true, subtree: true });""")
+    if again: click("#build-again")
+    said = wait("return window.__said.find(t => /Trying again with seed 2/.test(t))", 10) if again else None
+    link = wait(DESIGN_GLB.replace("return ", "const h = ") + "; return h && h !== arguments[0] && h", 90, first or "")
+    verdict = wait(VERDICT, 30, "ok")
+    check("Build: Try again writes the next seed in the Seed box, says so, and builds a valid protein again",
+          bool(again and js("return document.getElementById('build-seed').value") == "2" and said and link and "seed=2" in link
+               and verdict and "Congratulations" in verdict), f"{again} / {said} / {first} -> {link} / {verdict}")
+
+    # An impossible design: two long helices and a 1-residue coil. No Try again: the seed cannot help.
+    for index, value in [(0, 20), (1, 1), (2, 20)]: set_length(b, index, value)
+    click("#build-try")
+    verdict = wait(VERDICT, 60, "bad")
+    check("Build: an impossible combination says why", bool(verdict and "Sorry, this combination cannot be made" in verdict and "too short" in verdict), str(verdict))
+    check("Build: after an impossible combination Try again is not offered, and the banner says another seed would not help",
+          bool(verdict and "Another seed gives the same verdict" in verdict and js("return document.getElementById('build-again').hidden")), str(verdict))
+    # A piece length out of range is refused in the page.
+    set_length(b, 0, 0)
+    err = wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent", 10)
+    check("Build: a length out of range is refused with a message", bool(err and "1 to 500" in err), str(err))
