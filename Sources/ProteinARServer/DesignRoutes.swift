@@ -153,7 +153,8 @@ struct DesignRoutes: Sendable {
         let query = query(spec)
         let motifs: [JSONText.Value] = design.verdict.motifs.map { m in
             .object([("name", .string(m.name)), ("pieces", .array(m.pieces.map { .int($0) })),
-                     ("example", m.example.map { .object([("id", .string($0.id)), ("note", .string($0.note))]) } ?? .null)])
+                     ("example", m.example.map { .object([("id", .string($0.id)), ("note", .string($0.note))]) } ?? .null),
+                     ("note", m.note.map { .string($0) } ?? .null)])
         }
         let pieces: [JSONText.Value] = zip(spec.pieces, design.pieceRanges).map { piece, range in
             .object([("kind", .string(piece.kind.rawValue)), ("name", .string(piece.kind.displayName)), ("length", .int(piece.length)),

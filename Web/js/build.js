@@ -162,7 +162,7 @@ export function setupBuild(app) {
     // Another seed only picks another shape among those that hold together: say so rather than offer it.
     if (!answer.valid) items.push(el('p', { class: 'meta' }, 'Another seed gives the same verdict: change the pieces or their lengths instead.'));
     for (const motif of answer.motifs) {
-      items.push(el('p', {}, `It contains a ${motif.name} (pieces ${motif.pieces.join(', ')}).`,
+      items.push(el('p', {}, `It contains a ${motif.name} (pieces ${motif.pieces.join(', ')})${motif.note ? `: ${motif.note}` : ''}.`,
         motif.example ? el('span', {}, ' A real one: ', el('a', { href: `#/explore/${motif.example.id}` }, motif.example.id), `, where ${motif.example.note}.`) : null));
     }
     items.push(el('p', { class: 'meta' }, `${answer.residues} residues · DSSP: `, el('code', {}, answer.secondaryStructure)));
