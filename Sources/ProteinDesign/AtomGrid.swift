@@ -5,27 +5,42 @@ struct AtomGrid {
         var position: SIMD3<Double>
         var residue: Int32
         var kind: AtomKind
+        /// The entry's cell, packed: a bucket may hold other cells' entries too.
+        var cell: Int64
     }
 
     let cellSize: Double
-    private var cells: [Int64: [Int32]] = [:]
+    /// Cells hashed into a fixed table of buckets: cells that share a bucket only cost the caller
+    /// a few more distance tests, and finding a bucket is arithmetic, not a dictionary lookup (the
+    /// builder's clash checks spend most of their time here).
+    private var buckets: [[Int32]]
+    private let mask: Int
     private(set) var entries: [Entry] = []
 
-    init(cellSize: Double) { self.cellSize = cellSize }
-
-    @inline(__always) private func key(_ x: Int64, _ y: Int64, _ z: Int64) -> Int64 {
-        // 21 bits per axis around an offset: ±1,048,576 cells, far beyond any chain of 2,000 residues.
-        ((x + 1 << 20) & 0x1F_FFFF) << 42 | ((y + 1 << 20) & 0x1F_FFFF) << 21 | ((z + 1 << 20) & 0x1F_FFFF)
+    /// `buckets`: a power of two; about the number of atoms expected is plenty.
+    init(cellSize: Double, buckets: Int = 1 << 13) {
+        self.cellSize = cellSize
+        self.buckets = [[Int32]](repeating: [], count: buckets)
+        mask = buckets - 1
     }
 
-    @inline(__always) private func cell(_ p: SIMD3<Double>) -> (Int64, Int64, Int64) {
-        (Int64((p.x / cellSize).rounded(.down)), Int64((p.y / cellSize).rounded(.down)), Int64((p.z / cellSize).rounded(.down)))
+    @inline(__always) private func bucket(_ x: Int, _ y: Int, _ z: Int) -> Int {
+        (x &* 73_856_093 ^ y &* 19_349_663 ^ z &* 83_492_791) & mask
+    }
+
+    @inline(__always) private func key(_ x: Int, _ y: Int, _ z: Int) -> Int64 {
+        // 21 bits per axis around an offset: ±1,048,576 cells, far beyond any chain of 2,000 residues.
+        Int64((x + 1 << 20) & 0x1F_FFFF) << 42 | Int64((y + 1 << 20) & 0x1F_FFFF) << 21 | Int64((z + 1 << 20) & 0x1F_FFFF)
+    }
+
+    @inline(__always) private func cell(_ p: SIMD3<Double>) -> (Int, Int, Int) {
+        (Int((p.x / cellSize).rounded(.down)), Int((p.y / cellSize).rounded(.down)), Int((p.z / cellSize).rounded(.down)))
     }
 
     mutating func insert(_ position: SIMD3<Double>, residue: Int, kind: AtomKind) {
         let (x, y, z) = cell(position)
-        cells[key(x, y, z), default: []].append(Int32(entries.count))
-        entries.append(Entry(position: position, residue: Int32(residue), kind: kind))
+        buckets[bucket(x, y, z)].append(Int32(entries.count))
+        entries.append(Entry(position: position, residue: Int32(residue), kind: kind, cell: key(x, y, z)))
     }
 
     /// Takes out the atoms of `residue` when they were the last inserted (a hairpin's search turns
@@ -33,7 +48,7 @@ struct AtomGrid {
     mutating func removeTrailing(residue: Int) {
         while let last = entries.last, last.residue == Int32(residue) {
             let (x, y, z) = cell(last.position)
-            cells[key(x, y, z)]?.removeLast()
+            buckets[bucket(x, y, z)].removeLast()
             entries.removeLast()
         }
     }
@@ -44,8 +59,12 @@ struct AtomGrid {
     func visit(near p: SIMD3<Double>, _ body: (Entry) -> Bool) {
         let (cx, cy, cz) = cell(p)
         for dz in -1...1 { for dy in -1...1 { for dx in -1...1 {
-            guard let bucket = cells[key(cx + Int64(dx), cy + Int64(dy), cz + Int64(dz))] else { continue }
-            for index in bucket where !body(entries[Int(index)]) { return }
+            let (x, y, z) = (cx + dx, cy + dy, cz + dz)
+            let wanted = key(x, y, z)
+            for index in buckets[bucket(x, y, z)] {
+                let entry = entries[Int(index)]
+                if entry.cell == wanted && !body(entry) { return }
+            }
         } } }
     }
 }

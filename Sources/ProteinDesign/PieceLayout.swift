@@ -112,7 +112,14 @@ extension ProteinDesigner {
         func mean(_ points: ArraySlice<SIMD3<Double>>) -> SIMD3<Double> { points.reduce(.zero, +) / Double(max(1, points.count)) }
         let start = mean(chain.ca[0..<span]), end = mean(chain.ca[(count - span)..<count])
         var atoms: [(residue: Int, name: String, position: SIMD3<Double>)] = []
-        for r in 0..<count { for atom in chain.atoms(of: r) { atoms.append((r, atom.name, atom.position)) } }
+        for r in 0..<count {
+            for atom in chain.atoms(of: r) { atoms.append((r, atom.name, atom.position)) }
+            // Side chains as in the design, each at its most common rotamer (a lone piece has
+            // nothing to avoid).
+            if let tree = SideChainGeometry.atoms[chain.sequence[r]] {
+                for (atom, p) in zip(tree, chain.sideChain(r, chis: chain.commonRotamer(r))) { atoms.append((r, atom.name, p)) }
+            }
+        }
         let centre = mean(atoms.map(\.position)[...])
         let along = end - start
         let y = length(along) > 1e-6 ? normalized(along) : SIMD3<Double>(0, 1, 0)
@@ -131,10 +138,12 @@ extension ProteinDesigner {
         }
     }
 
+    /// An atom's element from its name (the first letter, in the amino acids' CCD names).
     static func element(ofBackboneAtom name: String) -> Molecule.Element {
         switch name.first {
         case "N": .nitrogen
         case "O": .oxygen
+        case "S": .sulfur
         default: .carbon
         }
     }

@@ -43,6 +43,12 @@ extension BackboneChain {
         return Array(atoms[5...])
     }
 
+    /// Residue `i`'s most common rotamer (proline's ring closed), or none.
+    func commonRotamer(_ i: Int) -> [Double] {
+        guard let chis = RotamerLibrary.rotamers[sequence[i]]?.first else { return [] }
+        return sequence[i] == "P" ? [chis[0], prolineChi2(i, chi1: chis[0])] : chis
+    }
+
     /// Proline's χ2 for a given χ1 (degrees): the one that closes the ring, CD at the N–CD bond's
     /// length from N (a scan in 1° steps, then halving steps).
     func prolineChi2(_ i: Int, chi1: Double) -> Double {

@@ -25,7 +25,7 @@ struct PieceLayoutTests {
         #expect(model.residues.map(\.number) == (1...28).map { Int32($0) })
         let joined = ProteinDesigner.build(spec)
         #expect(model.residues.map(\.name) == joined.structure.models[0].residues.map(\.name))
-        // Backbone atoms only, as in the design: N, CA, C, O and CB except for glycine.
+        // Every atom, as in the design: backbone, CB and side chains.
         #expect(model.atoms.count == joined.structure.models[0].atoms.count)
         // The kinds show in the records: the helices and the strand, not the coils.
         let codes = structure.secondaryStructure()
@@ -63,7 +63,8 @@ struct PieceLayoutTests {
             let p = first.atoms.positions[first.atomIndex(named: name, inResidue: residue) ?? 0]
             return SIMD3(Double(p.x), Double(p.y), Double(p.z))
         }
-        #expect(helix.count == 14 * 5)
+        // AEELLKK twice: backbone and CB (5 each), plus CG, CD, OE1, OE2 (Glu), CG, CD1, CD2 (Leu), CG, CD, CE, NZ (Lys).
+        #expect(helix.count == 14 * 5 + 4 * (4 + 3 + 4))
         for r in 1..<13 {
             #expect(abs(dihedralDegrees(atom(r - 1, "C"), atom(r, "N"), atom(r, "CA"), atom(r, "C")) - -57) < 0.5)
             #expect(abs(dihedralDegrees(atom(r, "N"), atom(r, "CA"), atom(r, "C"), atom(r + 1, "N")) - -47) < 0.5)
