@@ -66,8 +66,9 @@ public struct StorageQuota: Sendable {
 /// archives (one download per entry however many ask at once), and make models and thumbnails,
 /// cached by content hash, options and engine version.
 public final class LibraryService: Sendable {
-    /// Changes whenever meshes or writers change what they produce, so cached models are remade.
-    public static let engineVersion = "proteinar-engine-2"
+    /// Changes whenever meshes, writers or the builder change what they produce, so cached models
+    /// are remade and a browser's copy is not answered "not modified" (3: designs with side chains).
+    public static let engineVersion = "proteinar-engine-3"
 
     public let store: any LibraryStore
     public let archive: ArchiveClient

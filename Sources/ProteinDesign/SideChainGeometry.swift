@@ -75,8 +75,8 @@ extension SideChainGeometry {
             .init("CD", .carbon, 1, 4, 5, bond: 1.527, angle: 112.42, torsion: 0.00, chi: 2),
             .init("NE", .nitrogen, 4, 5, 6, bond: 1.444, angle: 111.02, torsion: 0.00, chi: 3),
             .init("CZ", .carbon, 5, 6, 7, bond: 1.406, angle: 123.00, torsion: 0.00, chi: 4),
-            .init("NH1", .nitrogen, 6, 7, 8, bond: 1.391, angle: 121.00, torsion: 179.99, chi: 0),
-            .init("NH2", .nitrogen, 6, 7, 8, bond: 1.391, angle: 119.81, torsion: -0.01, chi: 0),
+            .init("NH1", .nitrogen, 6, 7, 8, bond: 1.391, angle: 121.00, torsion: 0.00, chi: 0),
+            .init("NH2", .nitrogen, 6, 7, 8, bond: 1.391, angle: 119.81, torsion: 180.00, chi: 0),
         ],
         "S": [  // SER
             .init("OG", .oxygen, 0, 1, 4, bond: 1.428, angle: 109.51, torsion: 0.00, chi: 1),

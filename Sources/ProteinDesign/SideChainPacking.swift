@@ -46,7 +46,14 @@ extension BackboneChain {
     /// Residue `i`'s most common rotamer (proline's ring closed), or none.
     func commonRotamer(_ i: Int) -> [Double] {
         guard let chis = RotamerLibrary.rotamers[sequence[i]]?.first else { return [] }
-        return sequence[i] == "P" ? [chis[0], prolineChi2(i, chi1: chis[0])] : chis
+        return sequence[i] == "P" ? closedProline(i, chi1: chis[0]) ?? [] : chis
+    }
+
+    /// Proline's χ1 and the χ2 that closes its ring on N within 0.02 Å, or nil when none does.
+    func closedProline(_ i: Int, chi1: Double) -> [Double]? {
+        let chi2 = prolineChi2(i, chi1: chi1)
+        guard abs(length(sideChain(i, chis: [chi1, chi2])[1] - n[i]) - SideChainGeometry.prolineBondNCD) < 0.02 else { return nil }
+        return [chi1, chi2]
     }
 
     /// Proline's χ2 for a given χ1 (degrees): the one that closes the ring, CD at the N–CD bond's
@@ -104,7 +111,8 @@ extension Builder {
                     } }
                 }
             }
-            if chain.sequence[r] == "P" { return base.map { [$0[0], chain.prolineChi2(r, chi1: $0[0])] } }
+            // Proline: only puckers whose ring closes (a nudged χ1 may leave none that does).
+            if chain.sequence[r] == "P" { return base.compactMap { chain.closedProline(r, chi1: $0[0]) } }
             return base
         }
         func choose(_ r: Int, level: Int) -> [SIMD3<Double>] {

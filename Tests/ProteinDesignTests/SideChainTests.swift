@@ -17,7 +17,7 @@ struct SideChainTests {
         "LEU": 8, "LYS": 9, "MET": 8, "PHE": 11, "PRO": 7, "SER": 6, "THR": 7, "TRP": 14, "TYR": 12, "VAL": 7,
     ]
 
-    @Test("every residue carries all of its heavy atoms, named as in the CCD")
+    @Test("every residue carries as many heavy atoms as its CCD entry (check-designs compares the names with the CCD's)")
     func everyAtom() throws {
         let design = ProteinDesigner.build(try DesignSpec(parsing: "helix:14,coil:4,helix:14", sequence: Self.allTwenty, seed: 2))
         #expect(design.verdict.isValid, "\(design.verdict.reasons)")
@@ -46,10 +46,10 @@ struct SideChainTests {
         #expect(abs(dihedralDegrees(ring[0], ring[1], ring[3], ring[5])) < 1)
     }
 
-    @Test("packing leaves no heavy atoms of residues two or more apart closer than 3.0 Å (2.6 Å backbone N···O)")
+    @Test("packing leaves no heavy atoms of residues two or more apart closer than 3.0 Å (2.6 Å backbone N···O), and every proline ring closed")
     func noClash() throws {
         for (pieces, sequence) in [("helix:14,coil:4,helix:14", Self.allTwenty), ("strand:7,coil:2,strand:7", "TWTVRIYNGKEFYVEV"),
-                                   ("helix:16,coil:3,helix:16", nil)] {
+                                   ("helix:16,coil:3,helix:16", nil), ("rigid-coil:8,helix:14,coil:4,helix:14", nil)] {
             for seed: UInt64 in 1...3 {
                 let design = ProteinDesigner.build(try DesignSpec(parsing: pieces, sequence: sequence, seed: seed))
                 #expect(design.verdict.isValid, "\(pieces) seed \(seed): \(design.verdict.reasons)")
@@ -65,6 +65,12 @@ struct SideChainTests {
                     }
                 }
                 #expect(closest >= 0, "\(pieces) seed \(seed): a pair \(-closest) Å too close")
+                // Every proline's ring is closed, whatever pucker the packing chose.
+                for (k, residue) in model.residues.enumerated() where residue.name == "PRO" {
+                    let n = try #require(model.atomIndex(named: "N", inResidue: k))
+                    let cd = try #require(model.atomIndex(named: "CD", inResidue: k))
+                    #expect(abs(Double(length(atoms.positions[n] - atoms.positions[cd])) - SideChainGeometry.prolineBondNCD) < 0.02)
+                }
             }
         }
     }

@@ -112,6 +112,10 @@ def main():
         for atom, a, b, c, chi in TREES[comp]:
             p = [coords[n][0] for n in (a, b, c, atom)]
             bond, ang, tor = norm(sub(p[3], p[2])), angle(p[1], p[2], p[3]), dihedral(*p)
+            # IUPAC names arginine's NH1 the one cis to CD (CD–NE–CZ–NH1 near 0°), as structures in
+            # the PDB do; the CCD's computed conformer has them the other way round.
+            if comp == "ARG" and atom in ("NH1", "NH2"):
+                tor = 0.0 if atom == "NH1" else 180.0
             if chi and chi not in defining:
                 defining[chi] = tor
                 offset = 0.0
