@@ -8,24 +8,16 @@ extension Builder {
     func makeStructure(sideChains: SideChains? = nil) -> Structure {
         var model = Model(number: 1)
         var serial: Int32 = 1
-        let elementOf: [String: Molecule.Element] = ["N": .nitrogen, "CA": .carbon, "C": .carbon, "O": .oxygen, "CB": .carbon]
         var monomers: [String] = []
         for r in 0..<chain.count {
             let name = Self.residueNames[chain.sequence[r]] ?? "UNK"
             monomers.append(name)
             let start = Int32(model.atoms.count)
-            for atom in chain.atoms(of: r) {
+            for atom in chain.heavyAtoms(of: r, sideChain: sideChains?.positions[r] ?? []) {
                 let p = atom.position
-                model.atoms.append(Atom(name: atom.name, element: elementOf[atom.name] ?? .carbon, serial: serial,
+                model.atoms.append(Atom(name: atom.name, element: atom.element, serial: serial,
                                         position: SIMD3<Float>(Float(p.x), Float(p.y), Float(p.z))))
                 serial += 1
-            }
-            if let positions = sideChains?.positions[r], let tree = SideChainGeometry.atoms[chain.sequence[r]] {
-                for (atom, p) in zip(tree, positions) {
-                    model.atoms.append(Atom(name: atom.name, element: atom.element, serial: serial,
-                                            position: SIMD3<Float>(Float(p.x), Float(p.y), Float(p.z))))
-                    serial += 1
-                }
             }
             model.residues.append(Residue(name: name, number: Int32(r + 1), sequenceIndex: Int32(r),
                                           atomStart: start, atomEnd: Int32(model.atoms.count)))

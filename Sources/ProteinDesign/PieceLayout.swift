@@ -43,7 +43,7 @@ extension ProteinDesigner {
                 while let atom = atoms.first, atom.residue == r - range.lowerBound {
                     atoms.removeFirst()
                     let q = atom.position + shift
-                    model.atoms.append(Atom(name: atom.name, element: element(ofBackboneAtom: atom.name), serial: serial,
+                    model.atoms.append(Atom(name: atom.name, element: atom.element, serial: serial,
                                             position: SIMD3<Float>(Float(q.x), Float(q.y), Float(q.z))))
                     serial += 1
                 }
@@ -106,18 +106,17 @@ extension ProteinDesigner {
     /// The chain's atoms turned so that it stands along y, centred on the origin: the axis runs from
     /// the mean of its first four Cα to the mean of its last four (a helix turn is 3.6 residues, so
     /// these means lie near a helix's axis), and its first Cα faces +z, towards the viewer.
-    static func upright(_ chain: BackboneChain) -> [(residue: Int, name: String, position: SIMD3<Double>)] {
+    static func upright(_ chain: BackboneChain) -> [(residue: Int, name: String, element: Molecule.Element, position: SIMD3<Double>)] {
         let count = chain.count
         let span = min(4, count)
         func mean(_ points: ArraySlice<SIMD3<Double>>) -> SIMD3<Double> { points.reduce(.zero, +) / Double(max(1, points.count)) }
         let start = mean(chain.ca[0..<span]), end = mean(chain.ca[(count - span)..<count])
-        var atoms: [(residue: Int, name: String, position: SIMD3<Double>)] = []
+        var atoms: [(residue: Int, name: String, element: Molecule.Element, position: SIMD3<Double>)] = []
         for r in 0..<count {
-            for atom in chain.atoms(of: r) { atoms.append((r, atom.name, atom.position)) }
             // Side chains as in the design, each at its most common rotamer (a lone piece has
             // nothing to avoid).
-            if let tree = SideChainGeometry.atoms[chain.sequence[r]] {
-                for (atom, p) in zip(tree, chain.sideChain(r, chis: chain.commonRotamer(r))) { atoms.append((r, atom.name, p)) }
+            for atom in chain.heavyAtoms(of: r, sideChain: chain.sideChain(r, chis: chain.commonRotamer(r))) {
+                atoms.append((r, atom.name, atom.element, atom.position))
             }
         }
         let centre = mean(atoms.map(\.position)[...])
@@ -134,17 +133,7 @@ extension ProteinDesigner {
         let x = cross(y, z)
         return atoms.map { atom in
             let p = atom.position - centre
-            return (atom.residue, atom.name, SIMD3(dot(p, x), dot(p, y), dot(p, z)))
-        }
-    }
-
-    /// An atom's element from its name (the first letter, in the amino acids' CCD names).
-    static func element(ofBackboneAtom name: String) -> Molecule.Element {
-        switch name.first {
-        case "N": .nitrogen
-        case "O": .oxygen
-        case "S": .sulfur
-        default: .carbon
+            return (atom.residue, atom.name, atom.element, SIMD3(dot(p, x), dot(p, y), dot(p, z)))
         }
     }
 }

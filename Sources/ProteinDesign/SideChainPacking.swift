@@ -43,22 +43,24 @@ extension BackboneChain {
         return Array(atoms[5...])
     }
 
+    /// Residue `i`'s heavy atoms in file order, named and with their elements: the backbone and
+    /// CB, then `sideChain` (its atoms beyond CB, from `sideChain(_:chis:)`; empty for none).
+    func heavyAtoms(of i: Int, sideChain: [SIMD3<Double>]) -> [(name: String, element: Element, position: SIMD3<Double>)] {
+        let backbone = atoms(of: i).map { atom in
+            (name: atom.name, element: atom.name == "N" ? Element.nitrogen : atom.name == "O" ? .oxygen : .carbon, position: atom.position)
+        }
+        return backbone + zip(SideChainGeometry.atoms[sequence[i]] ?? [], sideChain).map { (name: $0.name, element: $0.element, position: $1) }
+    }
+
     /// Residue `i`'s most common rotamer (proline's ring closed), or none.
     func commonRotamer(_ i: Int) -> [Double] {
         guard let chis = RotamerLibrary.rotamers[sequence[i]]?.first else { return [] }
         return sequence[i] == "P" ? closedProline(i, chi1: chis[0]) ?? [] : chis
     }
 
-    /// Proline's χ1 and the χ2 that closes its ring on N within 0.02 Å, or nil when none does.
+    /// Proline's χ1 and the χ2 that closes its ring, CD at the N–CD bond's length from N within
+    /// 0.02 Å (a scan in 1° steps, then halving steps), or nil when no χ2 does.
     func closedProline(_ i: Int, chi1: Double) -> [Double]? {
-        let chi2 = prolineChi2(i, chi1: chi1)
-        guard abs(length(sideChain(i, chis: [chi1, chi2])[1] - n[i]) - SideChainGeometry.prolineBondNCD) < 0.02 else { return nil }
-        return [chi1, chi2]
-    }
-
-    /// Proline's χ2 for a given χ1 (degrees): the one that closes the ring, CD at the N–CD bond's
-    /// length from N (a scan in 1° steps, then halving steps).
-    func prolineChi2(_ i: Int, chi1: Double) -> Double {
         func error(_ chi2: Double) -> Double {
             abs(length(sideChain(i, chis: [chi1, chi2])[1] - n[i]) - SideChainGeometry.prolineBondNCD)
         }
@@ -69,7 +71,7 @@ extension BackboneChain {
             for candidate in [best - step, best + step] where error(candidate) < error(best) { best = candidate }
             step /= 2
         }
-        return best
+        return error(best) < 0.02 ? [chi1, best] : nil
     }
 }
 
@@ -134,6 +136,7 @@ extension Builder {
             if clashing.isEmpty { break }
             for r in clashing {
                 chosen[r] = choose(r, level: pass)
+                // The grid has no way to move one residue's atoms: it is filled again.
                 sideGrid = AtomGrid(cellSize: 3.0)
                 for (s, atoms) in chosen.enumerated() { for p in atoms { sideGrid.insert(p, residue: s, kind: .sideChain) } }
             }
@@ -147,14 +150,28 @@ extension Builder {
         return packed
     }
 
-    /// How far side-chain `atoms` of residue `r` overlap other residues' atoms, summed (Å).
+    /// How far side-chain `atoms` of residue `r` overlap other residues' atoms (backbone, CB and
+    /// the other side chains), summed (Å).
     private func overlap(of atoms: [SIMD3<Double>], residue r: Int, sideGrid: AtomGrid) -> Double {
+        let proline = chain.sequence[r] == "P"
         var total = 0.0
-        forEachClash(of: atoms, residue: r, sideGrid: sideGrid) { total += $0 }
+        for p in atoms {
+            for grid in [clashGrid, sideGrid] {
+                grid.visit(near: p) { e in
+                    let s = Int(e.residue), apart = abs(s - r)
+                    // Proline's ring is bonded to the residue before it (through N).
+                    guard apart > 0, !(proline && s == r - 1) else { return true }
+                    let limit = apart == 1 ? neighbourLimit : AtomKind.minimumDistance(.sideChain, e.kind)
+                    let d = length(p - e.position)
+                    if d < limit { total += limit - d }
+                    return true
+                }
+            }
+        }
         return total
     }
 
-    /// Pairs with residues at least two away closer than 3.0 Å, what the design check counts
+    /// Pairs with residues at least two away closer than allowed, what the design check counts
     /// (a pair of side-chain atoms once, from its lower residue).
     private func clashCount(of atoms: [SIMD3<Double>], residue r: Int, sideGrid: AtomGrid) -> (Int, partner: Int?) {
         var count = 0
@@ -163,30 +180,14 @@ extension Builder {
             for (grid, isSide) in [(clashGrid, false), (sideGrid, true)] {
                 grid.visit(near: p) { e in
                     let s = Int(e.residue)
-                    if abs(s - r) >= 2 && (!isSide || s > r) && length(p - e.position) < 3.0 { count += 1; partner = partner ?? s }
+                    if abs(s - r) >= 2 && (!isSide || s > r) && length(p - e.position) < AtomKind.minimumDistance(.sideChain, e.kind) {
+                        count += 1
+                        partner = partner ?? s
+                    }
                     return true
                 }
             }
         }
         return (count, partner)
-    }
-
-    /// Calls `body` with the depth of each overlap of `atoms` (residue `r`) with the backbone
-    /// and the other side chains.
-    private func forEachClash(of atoms: [SIMD3<Double>], residue r: Int, sideGrid: AtomGrid, _ body: (Double) -> Void) {
-        let proline = chain.sequence[r] == "P"
-        for p in atoms {
-            for grid in [clashGrid, sideGrid] {
-                grid.visit(near: p) { e in
-                    let s = Int(e.residue), apart = abs(s - r)
-                    // Proline's ring is bonded to the residue before it (through N).
-                    guard apart > 0, !(proline && s == r - 1) else { return true }
-                    let limit = apart == 1 ? neighbourLimit : 3.0
-                    let d = length(p - e.position)
-                    if d < limit { body(limit - d) }
-                    return true
-                }
-            }
-        }
     }
 }

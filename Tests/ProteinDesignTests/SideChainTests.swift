@@ -29,7 +29,7 @@ struct SideChainTests {
     }
 
     @Test("a side chain takes the χ angles it is given; proline's ring closes")
-    func rotamerGeometry() {
+    func rotamerGeometry() throws {
         var chain = BackboneChain(sequence: Array("AKPFA"))
         for r in 0..<chain.count { (chain.phi[r], chain.psi[r]) = (radians(-65), radians(145)) }
         chain.build(0..<chain.count)
@@ -38,7 +38,7 @@ struct SideChainTests {
         #expect(abs(abs(dihedralDegrees(chain.ca[1], chain.cb[1], lysine[0], lysine[1])) - 180) < 1e-6)
         #expect(abs(dihedralDegrees(lysine[0], lysine[1], lysine[2], lysine[3]) + 65) < 1e-6)
         for chi1 in [-30.0, 30] {
-            let ring = chain.sideChain(2, chis: [chi1, chain.prolineChi2(2, chi1: chi1)])
+            let ring = chain.sideChain(2, chis: try #require(chain.closedProline(2, chi1: chi1)))
             #expect(abs(length(ring[1] - chain.n[2]) - SideChainGeometry.prolineBondNCD) < 0.02)
         }
         // Phenylalanine's ring is planar: CZ lies in the plane of CG, CD1 and CE1.
