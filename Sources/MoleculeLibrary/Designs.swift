@@ -40,9 +40,11 @@ extension LibraryService {
         return encode(scene, as: request.output, mtlFileName: mtlFileName)
     }
 
-    /// The recipe that fixes a design (its pieces, sequence and seed): what its models are made
+    /// The recipe that fixes a design (its pieces, sequence, seed, and hydrogens when asked for): what its models are made
     /// from, for their cache keys, and the source of its library id.
-    public static func recipe(_ spec: DesignSpec) -> String { "\(spec.piecesText)|\(String(spec.sequence))|\(spec.seed)" }
+    public static func recipe(_ spec: DesignSpec) -> String {
+        "\(spec.piecesText)|\(String(spec.sequence))|\(spec.seed)" + (spec.hydrogens ? "|hydrogens" : "")
+    }
 
     /// The recipe of the pieces' layout: pieces and sequence (no seed: nothing in it is random).
     /// It starts with a word no piece list starts with, so its cache keys never meet a design's.

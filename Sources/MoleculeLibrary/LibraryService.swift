@@ -67,8 +67,9 @@ public struct StorageQuota: Sendable {
 /// cached by content hash, options and engine version.
 public final class LibraryService: Sendable {
     /// Changes whenever meshes, writers or the builder change what they produce, so cached models
-    /// are remade and a browser's copy is not answered "not modified" (3: designs with side chains).
-    public static let engineVersion = "proteinar-engine-3"
+    /// are remade and a browser's copy is not answered "not modified" (3: designs with side chains;
+    /// 4: side chains kept off their own backbone).
+    public static let engineVersion = "proteinar-engine-4"
 
     public let store: any LibraryStore
     public let archive: ArchiveClient

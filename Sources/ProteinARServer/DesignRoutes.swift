@@ -36,12 +36,13 @@ struct DesignRoutes: Sendable {
         var pieces: Pieces
         var sequence: String?
         var seed: UInt64?
+        var hydrogens: Bool?
         var save: Bool?
     }
 
     func build(_ request: Request, _ context: ServerContext) async throws -> Response {
         let decoded = try await Accounts.decode(DesignRequest.self, from: request,
-            example: #"{"pieces": "helix:14,coil:4,helix:14" or [{"kind": "helix", "length": 14}, …], "sequence"?, "seed"?, "save"?}"#)
+            example: #"{"pieces": "helix:14,coil:4,helix:14" or [{"kind": "helix", "length": 14}, …], "sequence"?, "seed"?, "hydrogens"?, "save"?}"#)
         let spec = try Self.spec(decoded)
         var owner: String?
         if decoded.save == true {
@@ -56,6 +57,12 @@ struct DesignRoutes: Sendable {
     }
 
     static func spec(_ r: DesignRequest) throws -> DesignSpec {
+        var spec = try pieces(r)
+        spec.hydrogens = r.hydrogens ?? false
+        return spec
+    }
+
+    private static func pieces(_ r: DesignRequest) throws -> DesignSpec {
         do {
             switch r.pieces {
             case .text(let text): return try DesignSpec(parsing: text, sequence: r.sequence, seed: r.seed ?? 1)
@@ -83,6 +90,7 @@ struct DesignRoutes: Sendable {
         }
         let sequence = parameters.removeValue(forKey: "sequence")
         let seedText = parameters.removeValue(forKey: "seed")
+        let hydrogensText = parameters.removeValue(forKey: "hydrogens")
         // The layout of the pieces has nothing random in it: a seed would only make URLs that differ
         // for the same bytes.
         let isPieces = name.hasPrefix("pieces.")
@@ -92,12 +100,18 @@ struct DesignRoutes: Sendable {
         guard let seed = seedText.map({ UInt64($0) }) ?? 1 else {
             throw APIError(.badRequest, "seed '\(seedText?.prefix(20) ?? "")': expected a whole number")
         }
-        let spec = try Self.spec(DesignRequest(pieces: .text(pieces), sequence: sequence, seed: seed, save: nil))
+        if isPieces, hydrogensText != nil {
+            throw APIError(.badRequest, "hydrogens: the pieces are shown without them (a built design can have them); accepted: pieces, sequence and the model options")
+        }
+        guard hydrogensText == nil || hydrogensText == "true" || hydrogensText == "false" else {
+            throw APIError(.badRequest, "hydrogens '\(hydrogensText?.prefix(20) ?? "")': accepted: true, false")
+        }
+        let spec = try Self.spec(DesignRequest(pieces: .text(pieces), sequence: sequence, seed: seed, hydrogens: hydrogensText == "true", save: nil))
         // A design is fixed by its URL, so a browser's cached copy is answered before any building.
         let model: ModelRequest?
         switch name {
         case "design.pdb", "design.cif":
-            guard parameters.isEmpty else { throw APIError(.badRequest, "unknown parameter '\(parameters.keys.sorted()[0])'; accepted: pieces, sequence, seed") }
+            guard parameters.isEmpty else { throw APIError(.badRequest, "unknown parameter '\(parameters.keys.sorted()[0])'; accepted: pieces, sequence, seed, hydrogens") }
             model = nil
         default:
             let stem = isPieces ? "pieces." : "model."
@@ -143,6 +157,7 @@ struct DesignRoutes: Sendable {
         var items = [URLQueryItem(name: "pieces", value: spec.piecesText), URLQueryItem(name: "seed", value: String(spec.seed))]
         let defaults = (try? DesignSpec(pieces: spec.pieces, seed: spec.seed))?.sequence
         if spec.sequence != defaults { items.append(URLQueryItem(name: "sequence", value: String(spec.sequence))) }
+        if spec.hydrogens { items.append(URLQueryItem(name: "hydrogens", value: "true")) }
         var components = URLComponents()
         components.queryItems = items
         return components.percentEncodedQuery ?? ""
@@ -170,6 +185,7 @@ struct DesignRoutes: Sendable {
             ("residues", .int(spec.residueCount)),
             ("seed", .raw(String(spec.seed))),
             ("sequence", .string(String(spec.sequence))),
+            ("hydrogens", .bool(spec.hydrogens)),
             ("secondaryStructure", .string(String(design.secondaryStructure.map(\.letter)))),
             ("links", .object([
                 ("pdb", .string("/api/designs/design.pdb?\(query)")), ("cif", .string("/api/designs/design.cif?\(query)")),

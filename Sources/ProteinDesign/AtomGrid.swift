@@ -69,9 +69,10 @@ struct AtomGrid {
     }
 }
 
-/// Which atom an entry is: backbone N and O pairs may come as close as a hydrogen bond.
+/// Which atom an entry is: backbone N and O pairs may come as close as a hydrogen bond; a polar
+/// hydrogen (on N or O) may come closer to others than one on carbon.
 enum AtomKind: UInt8 {
-    case n, ca, c, o, cb, sideChain
+    case n, ca, c, o, cb, sideChain, hydrogen, polarHydrogen
 
     /// Closest approach allowed between atoms of residues at least two apart: 3.0 Å, except an
     /// N···O pair at 2.6 Å, the short end of a backbone hydrogen bond.

@@ -11,7 +11,7 @@ public struct Piece: Sendable, Equatable, Codable {
 }
 
 /// What the person asked for: pieces in order, an optional sequence for the whole chain, and the
-/// seed that makes the flexible coils reproducible.
+/// seed that makes the flexible coils reproducible, and whether hydrogens are wanted.
 public struct DesignSpec: Sendable, Equatable {
     public static let lengthRange = 1...500
     public static let maximumResidues = 2_000
@@ -21,6 +21,8 @@ public struct DesignSpec: Sendable, Equatable {
     /// One letter per residue, upper case; the pieces' default composition when not given.
     public var sequence: [Character]
     public var seed: UInt64
+    /// Hydrogens in the built structure (placed after the verdict, which does not depend on them).
+    public var hydrogens = false
 
     /// Checks everything a person can get wrong and says what, where.
     public init(pieces: [Piece], sequence: String? = nil, seed: UInt64 = 1) throws(DesignError) {

@@ -4,8 +4,8 @@ import Molecule
 /// The built chain as a normal `Structure`: written, rendered and exported like any other.
 extension Builder {
     /// `sideChains`: the atoms beyond CB of each residue (`packSideChains()`), or nil for the
-    /// backbone and CB alone.
-    func makeStructure(sideChains: SideChains? = nil) -> Structure {
+    /// backbone and CB alone. `hydrogens`: each residue's hydrogens after its heavy atoms.
+    func makeStructure(sideChains: SideChains? = nil, hydrogens: Bool = false) -> Structure {
         var model = Model(number: 1)
         var serial: Int32 = 1
         var monomers: [String] = []
@@ -13,7 +13,9 @@ extension Builder {
             let name = Self.residueNames[chain.sequence[r]] ?? "UNK"
             monomers.append(name)
             let start = Int32(model.atoms.count)
-            for atom in chain.heavyAtoms(of: r, sideChain: sideChains?.positions[r] ?? []) {
+            let heavy = chain.heavyAtoms(of: r, sideChain: sideChains?.positions[r] ?? [])
+            let light = hydrogens ? chain.hydrogens(of: r, heavy: heavy).map { (name: $0.name, element: Element.hydrogen, position: $0.position) } : []
+            for atom in heavy + light {
                 let p = atom.position
                 model.atoms.append(Atom(name: atom.name, element: atom.element, serial: serial,
                                         position: SIMD3<Float>(Float(p.x), Float(p.y), Float(p.z))))

@@ -57,7 +57,9 @@ public enum ProteinDesigner {
         var builder = Builder(spec: spec)
         builder.run()
         let sideChains = builder.packSideChains()
-        let structure = builder.makeStructure(sideChains: sideChains)
+        // Hydrogens, when wanted, may turn a side chain, never into a heavy-atom clash: the verdict stands.
+        let structure = spec.hydrogens ? builder.makeStructure(sideChains: builder.clearHydrogens(sideChains), hydrogens: true)
+                                       : builder.makeStructure(sideChains: sideChains)
         let secondary = structure.secondaryStructure(compute: true)
         var result = Design(spec: spec, structure: structure, verdict: Verdict(isValid: false, message: "", reasons: [], motifs: []),
                             secondaryStructure: secondary, pieceRanges: spec.pieceRanges)

@@ -97,29 +97,9 @@ extension Builder {
     func packSideChains() -> SideChains {
         var chosen = [[SIMD3<Double>]](repeating: [], count: chain.count)
         var sideGrid = AtomGrid(cellSize: 3.0)
-        // Level 0: the library's rotamers; 1: each χ nudged by ±15° or ±30°; 2: χ1 and χ2 together
-        // on a 10° grid within ±40° of each rotamer.
-        func options(_ r: Int, level: Int) -> [[Double]] {
-            guard var base = RotamerLibrary.rotamers[chain.sequence[r]] else { return [] }
-            if level == 1 {
-                base = base.flatMap { chis in
-                    [chis] + [-30.0, -15, 15, 30].flatMap { d in (0..<chis.count).map { k in chis.enumerated().map { $0.offset == k ? $0.element + d : $0.element } } }
-                }
-            } else if level >= 2 {
-                let steps = stride(from: -40.0, through: 40, by: 10)
-                base = base.flatMap { chis in
-                    steps.flatMap { d1 in (chis.count > 1 ? Array(steps) : [0]).map { d2 in
-                        chis.enumerated().map { $0.offset == 0 ? $0.element + d1 : $0.offset == 1 ? $0.element + d2 : $0.element }
-                    } }
-                }
-            }
-            // Proline: only puckers whose ring closes (a nudged χ1 may leave none that does).
-            if chain.sequence[r] == "P" { return base.compactMap { chain.closedProline(r, chi1: $0[0]) } }
-            return base
-        }
         func choose(_ r: Int, level: Int) -> [SIMD3<Double>] {
             var best: [SIMD3<Double>] = [], bestOverlap = Double.infinity
-            for chis in options(r, level: level) {
+            for chis in rotamerOptions(r, level: level) {
                 let atoms = chain.sideChain(r, chis: chis)
                 let overlap = self.overlap(of: atoms, residue: r, sideGrid: sideGrid)
                 if overlap < bestOverlap { (best, bestOverlap) = (atoms, overlap) }
@@ -150,11 +130,32 @@ extension Builder {
         return packed
     }
 
+    /// The χ angles residue `r` may take. Level 0: the library's rotamers; 1: each χ nudged by
+    /// ±15° or ±30°; 2: χ1 and χ2 together on a 10° grid within ±40° of each rotamer.
+    func rotamerOptions(_ r: Int, level: Int) -> [[Double]] {
+        guard var base = RotamerLibrary.rotamers[chain.sequence[r]] else { return [] }
+        if level == 1 {
+            base = base.flatMap { chis in
+                [chis] + [-30.0, -15, 15, 30].flatMap { d in (0..<chis.count).map { k in chis.enumerated().map { $0.offset == k ? $0.element + d : $0.element } } }
+            }
+        } else if level >= 2 {
+            let steps = stride(from: -40.0, through: 40, by: 10)
+            base = base.flatMap { chis in
+                steps.flatMap { d1 in (chis.count > 1 ? Array(steps) : [0]).map { d2 in
+                    chis.enumerated().map { $0.offset == 0 ? $0.element + d1 : $0.offset == 1 ? $0.element + d2 : $0.element }
+                } }
+            }
+        }
+        // Proline: only puckers whose ring closes (a nudged χ1 may leave none that does).
+        if chain.sequence[r] == "P" { return base.compactMap { chain.closedProline(r, chi1: $0[0]) } }
+        return base
+    }
+
     /// How far side-chain `atoms` of residue `r` overlap other residues' atoms (backbone, CB and
     /// the other side chains), summed (Å).
-    private func overlap(of atoms: [SIMD3<Double>], residue r: Int, sideGrid: AtomGrid) -> Double {
+    func overlap(of atoms: [SIMD3<Double>], residue r: Int, sideGrid: AtomGrid) -> Double {
         let proline = chain.sequence[r] == "P"
-        var total = 0.0
+        var total = ownBackboneOverlap(of: atoms, residue: r)
         for p in atoms {
             for grid in [clashGrid, sideGrid] {
                 grid.visit(near: p) { e in
@@ -166,6 +167,26 @@ extension Builder {
                     if d < limit { total += limit - d }
                     return true
                 }
+            }
+        }
+        return total
+    }
+
+    /// How far side-chain `atoms` of residue `r` come within its own N, C and O (three or more
+    /// bonds away; a χ nudged far from its rotamer can turn a side chain onto them): 2.6 Å for a
+    /// polar pair (N or O with N or O, as close as a hydrogen bond), else neighbourLimit. Proline's
+    /// ring is bonded to its N, which is left out.
+    func ownBackboneOverlap(of atoms: [SIMD3<Double>], residue r: Int) -> Double {
+        let tree = SideChainGeometry.atoms[chain.sequence[r]] ?? []
+        var backbone: [(position: SIMD3<Double>, polar: Bool)] = [(chain.c[r], false), (chain.o[r], true)]
+        if chain.sequence[r] != "P" { backbone.append((chain.n[r], true)) }
+        var total = 0.0
+        for (atom, p) in zip(tree, atoms) {
+            let polar = atom.element == .nitrogen || atom.element == .oxygen
+            for b in backbone {
+                let limit = polar && b.polar ? 2.6 : neighbourLimit
+                let d = length(p - b.position)
+                if d < limit { total += limit - d }
             }
         }
         return total

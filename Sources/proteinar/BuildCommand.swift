@@ -18,12 +18,14 @@ struct BuildCommand: ParsableCommand {
     @Argument(help: "The pieces, e.g. helix:14,coil:4,helix:14.") var pieces: String
     @Option(help: "One-letter sequence for the whole chain (default: a composition suited to each piece).") var sequence: String?
     @Option(help: "Seed for the flexible coils; the same seed builds the same design.") var seed: UInt64 = 1
+    @Flag(help: "Add hydrogens to the written design (the verdict does not depend on them).") var hydrogens = false
     @Option(name: .shortAndLong, help: "Write the design: .pdb, .cif, .usdz, .glb, .obj, .stl, .dae or .ply.") var output: String?
     @Flag(help: "Print the verdict as JSON.") var json = false
 
     func run() throws {
-        let spec: DesignSpec
+        var spec: DesignSpec
         do { spec = try DesignSpec(parsing: pieces, sequence: sequence, seed: seed) } catch { throw CLIError(error.message) }
+        spec.hydrogens = hydrogens
         if let output { try checkWritable(output) }
         let started = Date()
         let design = ProteinDesigner.build(spec)

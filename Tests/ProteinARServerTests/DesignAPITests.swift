@@ -68,6 +68,8 @@ struct DesignAPITests {
             #expect(bad.status == 400 && bad.text.contains("piece 2 'wing:3' is not a piece"), "\(bad.text)")
             let seeded = try await server.get("/api/designs/pieces.glb?pieces=helix:14&seed=2")
             #expect(seeded.status == 400 && seeded.text.contains("seed"), "\(seeded.text)")
+            let light = try await server.get("/api/designs/pieces.glb?pieces=helix:14&hydrogens=true")
+            #expect(light.status == 400 && light.text.contains("hydrogens"), "\(light.text)")
             let option = try await server.get("/api/designs/pieces.glb?pieces=helix:14&wings=2")
             #expect(option.status == 400 && option.text.contains("wings"), "\(option.text)")
             let unknown = try await server.get("/api/designs/pieces.pdb?pieces=helix:14")
@@ -103,6 +105,17 @@ struct DesignAPITests {
         #expect(try await server.get("/api/designs/design.pdb?pieces=helix:10&style=cartoon").status == 400)
         #expect(try await server.get("/api/designs/model.fbx?pieces=helix:10").status == 404)
         #expect(try await server.get("/api/designs/model.glb?pieces=helix:10,blob").status == 400)
+        let yes = try await server.get("/api/designs/design.pdb?pieces=helix:10&hydrogens=yes")
+        #expect(yes.status == 400 && yes.text.contains("hydrogens 'yes': accepted: true, false"), "\(yes.text)")
+        // Hydrogens, asked for in the query or the body, are in the files; the links carry the choice.
+        let bare = try await server.get("/api/designs/design.pdb?pieces=helix:10")
+        let light = try await server.get("/api/designs/design.pdb?pieces=helix:10&hydrogens=true")
+        #expect(bare.status == 200 && !bare.text.contains(" HA ") && light.status == 200 && light.text.contains(" HA "))
+        #expect(bare.headers["etag"] != light.headers["etag"])
+        let built = try await server.postJSON("/api/designs", #"{"pieces": "helix:10", "hydrogens": true}"#)
+        #expect(built.json["hydrogens"] as? Bool == true)
+        let links = try #require(built.json["links"] as? [String: Any])
+        #expect((links["pdb"] as? String)?.contains("hydrogens=true") == true, "\(links)")
         // The server carries on.
         #expect(try await server.get("/api/designs/model.glb?pieces=helix:10").status == 200)
     }

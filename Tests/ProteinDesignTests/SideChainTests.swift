@@ -76,6 +76,44 @@ struct SideChainTests {
     }
 }
 
+/// Hydrogens, when asked for: every one bonded to the heavy atom the CCD names, the verdict
+/// unchanged, the packing's heavy atoms no closer than without them.
+@Suite("Hydrogens")
+struct HydrogenTests {
+    /// Hydrogens per residue inside the chain at pH 7: the CCD's, less the carboxyl's HXT and the
+    /// amino end's second H; Asp and Glu without their acid H, His without HD1.
+    static let hydrogens: [String: Int] = [
+        "ALA": 5, "ARG": 13, "ASN": 6, "ASP": 4, "CYS": 5, "GLN": 8, "GLU": 6, "GLY": 3, "HIS": 7, "ILE": 11,
+        "LEU": 11, "LYS": 13, "MET": 9, "PHE": 9, "PRO": 7, "SER": 5, "THR": 7, "TRP": 10, "TYR": 9, "VAL": 9,
+    ]
+
+    @Test("every residue has its hydrogens, each within bonding distance of one heavy atom and of no other atom; the verdict is the same")
+    func everyHydrogen() throws {
+        for (pieces, sequence) in [("helix:14,coil:4,helix:14", SideChainTests.allTwenty), ("helix:10", "PAEELLKKLA"), ("strand:7,coil:2,strand:7", nil)] {
+            var spec = try DesignSpec(parsing: pieces, sequence: sequence, seed: 2)
+            let bare = ProteinDesigner.build(spec)
+            spec.hydrogens = true
+            let design = ProteinDesigner.build(spec)
+            #expect(design.verdict == bare.verdict)
+            let model = try #require(design.structure.models.first)
+            let atoms = model.atoms
+            for (k, residue) in model.residues.enumerated() {
+                let range = Int(residue.atomStart)..<Int(residue.atomEnd)
+                let light = range.filter { atoms.elements[$0].isHydrogen }
+                // The amino end carries three hydrogens (proline two) where a residue inside the chain has one (proline none).
+                let amino = k == 0 ? 2 : 0
+                #expect(light.count == (Self.hydrogens[residue.name] ?? -1) + amino, "\(pieces): \(residue.name) \(residue.number) has \(light.count) hydrogens")
+                #expect(range.count - light.count == SideChainTests.heavyAtoms[residue.name], "\(residue.name) \(residue.number)")
+                for h in light {
+                    let near = (0..<atoms.count).filter { $0 != h && length(atoms.positions[$0] - atoms.positions[h]) < 1.5 }
+                    #expect(near.count == 1 && !atoms.elements[near[0]].isHydrogen && range.contains(near[0]),
+                            "\(residue.name) \(residue.number) \(atoms.names[h]) is near \(near.map { atoms.names[$0] })")
+                }
+            }
+        }
+    }
+}
+
 /// Motifs beyond a single pair of pieces.
 @Suite("Motifs")
 struct MotifTests {

@@ -127,7 +127,7 @@ export function setupBuild(app) {
   async function attempt({ saying = `Joining ${pieces.length} pieces into one chain…`, again = false } = {}) {
     if (pieces.length === 0) return;
     const seed = Number($('build-seed').value) || 1;
-    const body = { pieces: pieces.map(({ kind, length }) => ({ kind, length })), seed };
+    const body = { pieces: pieces.map(({ kind, length }) => ({ kind, length })), seed, hydrogens: $('build-hydrogens').checked };
     say(saying);
     $('build-try').disabled = true;
     $('build-again').disabled = true;
@@ -174,7 +174,7 @@ export function setupBuild(app) {
 
   async function save(answer) {
     try {
-      const body = { pieces: answer.pieces.map(({ kind, length }) => ({ kind, length })), seed: answer.seed, save: true };
+      const body = { pieces: answer.pieces.map(({ kind, length }) => ({ kind, length })), seed: answer.seed, hydrogens: answer.hydrogens, save: true };
       const saved = await buildDesign(body);
       say(`Kept in the library as ${saved.molecule.id}.`);
     } catch (error) {

@@ -49,7 +49,7 @@ def full_atom_problems(residues):
         expected = set().union(*bonds) if bonds else set()
         present = {a.name for a in r}
         if expected - present: problems.append(f"{r.name}{r.seqid.num} lacks {' '.join(sorted(expected - present))}")
-        atoms = list(r)
+        atoms = [a for a in r if a.element.name != "H"]
         for i, a in enumerate(atoms):
             for b in atoms[i + 1:]:
                 d, radii = a.pos.dist(b.pos), a.element.covalent_r + b.element.covalent_r
@@ -58,7 +58,54 @@ def full_atom_problems(residues):
                     problems.append(f"{r.name}{r.seqid.num} bond {a.name}-{b.name} {d:.2f} Å out of covalent range")
                 elif pair not in bonds and d < radii + 0.4:
                     problems.append(f"{r.name}{r.seqid.num} {a.name}···{b.name} {d:.2f} Å, bonded by distance but not in the CCD")
+        # A side chain turned onto its own backbone (three or more bonds away; proline's ring is bonded to N).
+        for a in atoms:
+            if not HEAVY(a.name) or a.name in ("N", "CA", "C", "O", "CB"): continue
+            for own in ("C", "O") if r.name == "PRO" else ("N", "C", "O"):
+                b = r.find_atom(own, "*")
+                if b and a.pos.dist(b.pos) < 2.5:
+                    problems.append(f"{r.name}{r.seqid.num} {a.name}···{own} {a.pos.dist(b.pos):.2f} Å, its side chain on its own backbone")
     return problems
+
+# Van der Waals radii (Å) for the hydrogens' contacts, as MolProbity's probe counts them: an
+# overlap of 0.4 Å or more between atoms more than three bonds apart is a clash.
+VDW = {"H": 1.17, "C": 1.75, "N": 1.55, "O": 1.40, "S": 1.80}
+
+def hydrogen_problems(residues):
+    """Hydrogens: names the CCD knows (H1-H3 on the amino end), each bonded in covalent range to
+    exactly one atom, the one the CCD names, and no other atom within 1.5 Å. Returns the problems
+    and the probe-like overlaps (for the figures)."""
+    problems, atoms = [], [(r, a) for r in residues for a in r]
+    for k, r in enumerate(residues):
+        names = set().union(*CCD.get(r.name, set())) | ({"H1", "H2", "H3"} if k == 0 else set())
+        for a in r:
+            if a.element.name != "H": continue
+            if a.name not in names: problems.append(f"{r.name}{r.seqid.num} {a.name}: not a hydrogen of the CCD's {r.name}")
+            near = [(s, b) for s, b in atoms if b is not a and a.pos.dist(b.pos) < 1.5]
+            bonded = [(s, b) for s, b in near if s is r and 0.8 * (a.element.covalent_r + b.element.covalent_r) <= a.pos.dist(b.pos) <= a.element.covalent_r + b.element.covalent_r + 0.25]
+            partner = [b.name for s, b in bonded if frozenset((a.name, b.name)) in CCD.get(r.name, set()) or (k == 0 and b.name == "N")]
+            if len(near) != 1 or len(partner) != 1:
+                problems.append(f"{r.name}{r.seqid.num} {a.name} bonded to {[b.name for _, b in near]}, expected its CCD partner alone")
+    # Probe-like overlaps between atoms more than three bonds apart, for the figures.
+    index = {id(b): i for i, (_, b) in enumerate(atoms)}
+    bonds = [set() for _ in atoms]
+    for i, (r, a) in enumerate(atoms):
+        for j in range(i + 1, min(len(atoms), i + 40)):
+            b = atoms[j][1]
+            if a.pos.dist(b.pos) < a.element.covalent_r + b.element.covalent_r + 0.4: bonds[i].add(j); bonds[j].add(i)
+    overlaps = []
+    for i, (r, a) in enumerate(atoms):
+        if a.element.name != "H": continue
+        seen, edge = {i}, {i}
+        for _ in range(3):
+            edge = {y for x in edge for y in bonds[x]} - seen; seen |= edge
+        polar = any(atoms[b][1].element.name in "NO" for b in bonds[i])
+        for j, (s, b) in enumerate(atoms):
+            if j in seen or (b.element.name == "H" and j < i): continue
+            limit = VDW["H"] + VDW.get(b.element.name, 1.75) - 0.4
+            if polar and b.element.name in "NO": limit = 1.6  # a hydrogen bond
+            if a.pos.dist(b.pos) < limit: overlaps.append(limit - a.pos.dist(b.pos))
+    return problems, overlaps
 
 DESIGNS = [  # (pieces, seed, expected verdict: True valid, False invalid)
     ("helix:14,coil:4,helix:14", 1, True),
@@ -163,6 +210,26 @@ if not problems:
         r = subprocess.run([sys.executable if checker == CHECK_MODELS else "python3", checker, f], capture_output=True, text=True)
         if r.returncode != 0: problems.append(f"{os.path.basename(checker)}: {(r.stdout + r.stderr).strip()[-300:]}")
 report("the built hairpin's USDZ passes usdz-check (ARKit rules) and its GLB the model checks", problems)
+
+# Hydrogens, when asked for: the same verdict, every hydrogen where the CCD puts it, and the
+# heavy atoms as clean as without them; no hydrogen overlaps another atom by 0.4 Å or more (probe's clash).
+for pieces, seed, sequence in (("helix:14,coil:4,helix:14", 2, "SPEELIKRFAEWLMKNGDGYEEVQKHLCETLR"), ("strand:7,coil:2,strand:7", 1, None)):
+    path, problems = os.path.join(tmp, "hydrogens.pdb"), []
+    extra = ["--sequence", sequence] if sequence else []
+    runs = [subprocess.run([BIN, "build", pieces, "--seed", str(seed), "--json"] + extra + flags, capture_output=True, text=True)
+            for flags in ([], ["--hydrogens", "-o", path])]
+    if any(run.returncode for run in runs):
+        report(f"{pieces} with hydrogens", [f"proteinar build exited {[run.returncode for run in runs]}"]); continue
+    bare, light = (json.loads(run.stdout) for run in runs)
+    if (bare["valid"], bare["reasons"]) != (light["valid"], light["reasons"]): problems.append("the verdict changes with hydrogens")
+    residues = list(gemmi.read_structure(path)[0][0])
+    problems += full_atom_problems(residues)
+    found, overlaps = hydrogen_problems(residues)
+    problems += found
+    if any(o >= 0.4 for o in overlaps): problems.append(f"{sum(o >= 0.4 for o in overlaps)} probe-like clashes (overlap ≥ 0.4 Å)")
+    count = sum(1 for r in residues for a in r if a.element.name == "H")
+    report(f"{pieces} (seed {seed}) with {count} hydrogens: CCD names and partners; probe-like overlaps ≥ 0.4 Å: "
+           f"{sum(o >= 0.4 for o in overlaps)}, the largest {max(overlaps, default=0):.2f} Å", problems)
 
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -10,6 +10,12 @@ reference frame): its bond length, bond angle and dihedral are measured in the C
 coordinates. A dihedral that is a side-chain torsion χ (or moves with one) is stored as an
 offset from that χ, so the builder can turn it to a rotamer's value; a dihedral within a ring
 or a planar group is stored as it is.
+
+Hydrogens, which a design has only when asked for, are measured the same way from three heavy
+atoms of their residue, named: the heavy atom they are bonded to (X), the first of X's heavy
+neighbours in placement order (B), and either X's second heavy neighbour or B's first other one
+(A). Their dihedral A–B–X–H then follows every χ, as B and A do. The amide H of a residue inside
+the chain is not here: it depends on the residue before (the builder puts it on the bisector).
 """
 import argparse, importlib.util, math, os, sys
 
@@ -55,6 +61,10 @@ ONE_LETTER = {"ALA": "A", "ARG": "R", "ASN": "N", "ASP": "D", "CYS": "C", "GLN":
               "TYR": "Y", "VAL": "V"}
 BACKBONE = ["N", "CA", "C", "O", "CB"]
 ELEMENTS = {"C": "carbon", "N": "nitrogen", "O": "oxygen", "S": "sulfur"}
+# Hydrogens the builder leaves out: the carboxyl's (the chain ends in C=O, no OXT), and the
+# protonation the CCD's neutral or charged forms carry that a protein at pH 7 lacks: aspartate
+# and glutamate are charged, histidine is the neutral NE2-protonated tautomer (the commoner one).
+NO_HYDROGEN = {"HXT", "ASP HD2", "GLU HE2", "HIS HD1"}
 
 
 def sub(a, b): return [a[i] - b[i] for i in range(3)]
@@ -79,6 +89,30 @@ def dihedral(a, b, c, d):
 def wrap(degrees): return (degrees + 180) % 360 - 180
 
 
+def hydrogen_lines(ideal, neighbours):
+    """The Swift table of hydrogens, those on N left out (the builder places them)."""
+    rest = []
+    for comp in sorted(ONE_LETTER, key=lambda c: ONE_LETTER[c]):
+        coords = ideal[comp]
+        order = BACKBONE + [t[0] for t in TREES.get(comp, [])]
+        heavy = lambda atom: sorted((n for n in neighbours[comp][atom] if coords[n][1] != "H" and n in order), key=order.index)
+        entries = []
+        for h, (p, element) in coords.items():
+            (x,) = neighbours[comp][h] if element == "H" else (None,)
+            if element != "H" or x == "N" or h in NO_HYDROGEN or f"{comp} {h}" in NO_HYDROGEN:
+                continue
+            b = heavy(x)[0]
+            a = heavy(x)[1] if len(heavy(x)) > 1 else [n for n in heavy(b) if n != x][0]
+            q = [coords[n][0] for n in (a, b, x)] + [p]
+            entries.append(f'.init("{h}", on: "{x}", "{b}", "{a}", bond: {norm(sub(q[3], q[2])):.3f}, '
+                           f'angle: {angle(q[1], q[2], q[3]):.2f}, torsion: {dihedral(*q):.2f})')
+        rest += [f'        "{ONE_LETTER[comp]}": [  // {comp}'] + [f"            {e}," for e in entries] + ["        ],"]
+    return ["    /// Per residue: its hydrogens except those on N (`Hydrogens.swift` places them), from",
+            "    /// named heavy atoms of the residue. The chain ends in C=O; at pH 7 Asp and Glu are",
+            "    /// charged, and His carries its H on NE2 (the commoner neutral tautomer).",
+            "    static let hydrogens: [Character: [HydrogenAtom]] = ["] + rest + ["    ]", ""]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--source", help="biotite wheel or components.bcif (default: pip download)")
@@ -91,7 +125,7 @@ def main():
         "comp_id", "atom_id", "type_symbol", "pdbx_model_Cartn_x_ideal", "pdbx_model_Cartn_y_ideal", "pdbx_model_Cartn_z_ideal"}))
     ideal = {}
     for k, comp in enumerate(cols["comp_id"]):
-        if comp in TREES:
+        if comp in ONE_LETTER:
             ideal.setdefault(comp, {})[cols["atom_id"][k]] = (
                 [float(cols[f"pdbx_model_Cartn_{x}_ideal"][k]) for x in "xyz"], cols["type_symbol"][k])
 
@@ -104,6 +138,12 @@ def main():
         "    /// placement. Parents index the residue's atoms: 0 N, 1 CA, 2 C, 3 O, 4 CB, then these atoms.",
         "    static let atoms: [Character: [SideChainAtom]] = [",
     ]
+    bond_cols = next(ccd.bcif_columns(blob, "chem_comp_bond", {"comp_id", "atom_id_1", "atom_id_2"}))
+    neighbours = {}
+    for comp, a, b in zip(bond_cols["comp_id"], bond_cols["atom_id_1"], bond_cols["atom_id_2"]):
+        if comp in ONE_LETTER:
+            neighbours.setdefault(comp, {}).setdefault(a, []).append(b)
+            neighbours[comp].setdefault(b, []).append(a)
     for comp in sorted(TREES, key=lambda c: ONE_LETTER[c]):
         coords = ideal[comp]
         names = BACKBONE + [t[0] for t in TREES[comp]]
@@ -127,10 +167,11 @@ def main():
         lines.append(f'        "{ONE_LETTER[comp]}": [  // {comp}')
         lines += [f"            {e}," for e in entries]
         lines.append("        ],")
+    lines += ["    ]", ""] + hydrogen_lines(ideal, neighbours)
     # Proline's ring closes on the backbone N: the builder turns χ2 until CD lies this far from N.
     # Its CB also sits closer to N than other residues' (N–CA–CB), or the ring could not close.
     pro = {k: v[0] for k, v in ideal["PRO"].items()}
-    lines += ["    ]", "", "    /// Proline's N–CD bond, closing its ring.", f"    static let prolineBondNCD = {norm(sub(pro['N'], pro['CD'])):.3f}",
+    lines += ["    /// Proline's N–CD bond, closing its ring.", f"    static let prolineBondNCD = {norm(sub(pro['N'], pro['CD'])):.3f}",
               "    /// Proline's N–CA–CB angle (degrees), smaller than other residues' so the ring closes.",
               f"    static let prolineAngleNCACB = {angle(pro['N'], pro['CA'], pro['CB']):.2f}",
               "    /// Proline's C–N–CA–CB dihedral (degrees), with that angle.",
