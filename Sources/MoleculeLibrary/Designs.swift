@@ -50,7 +50,7 @@ extension LibraryService {
     /// It starts with a word no piece list starts with, so its cache keys never meet a design's.
     public static func piecesRecipe(_ spec: DesignSpec) -> String { "pieces|\(spec.piecesText)|\(String(spec.sequence))" }
 
-    /// Stores the design as a molecule (id `design-` and a hash of its pieces, sequence and seed),
+    /// Stores the design as a molecule (id `design-` and a hash of its recipe: pieces, sequence, seed and hydrogens),
     /// or returns the one stored before.
     public func save(_ design: Design, owner: String? = nil) async throws -> MoleculeRecord {
         let id = "design-" + Hashing.sha256Hex(Array(Self.recipe(design.spec).utf8)).prefix(12)

@@ -1,3 +1,5 @@
+import Molecule
+
 /// Placed atoms bucketed in cubic cells, grown as pieces are placed, for the builder's clash and
 /// contact queries (a query visits the 27 cells around a point, so radii must not exceed a cell).
 struct AtomGrid {
@@ -70,9 +72,14 @@ struct AtomGrid {
 }
 
 /// Which atom an entry is: backbone N and O pairs may come as close as a hydrogen bond; a polar
-/// hydrogen (on N or O) may come closer to others than one on carbon.
+/// hydrogen (on N or O) may come closer to others than one on carbon. Side-chain atoms are told
+/// apart by element only where hydrogens are compared with them (their N and O are smaller).
 enum AtomKind: UInt8 {
-    case n, ca, c, o, cb, sideChain, hydrogen, polarHydrogen
+    case n, ca, c, o, cb, sideChain, sideChainNitrogen, sideChainOxygen, hydrogen, polarHydrogen
+
+    static func sideChain(_ element: Element) -> AtomKind {
+        element == .nitrogen ? .sideChainNitrogen : element == .oxygen ? .sideChainOxygen : .sideChain
+    }
 
     /// Closest approach allowed between atoms of residues at least two apart: 3.0 Å, except an
     /// N···O pair at 2.6 Å, the short end of a backbone hydrogen bond.

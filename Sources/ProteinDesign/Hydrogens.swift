@@ -30,6 +30,12 @@ extension BackboneChain {
     /// The N–H bond (Å), the CCD's amide and ammonium N–H.
     static let bondNH = 1.01
 
+    /// The amide H of residue `i` (after the first): on the outer bisector of C(i−1)–N–CA, in the
+    /// peptide plane.
+    func amideHydrogen(_ i: Int) -> SIMD3<Double> {
+        n[i] + Self.bondNH * normalized(normalized(n[i] - c[i - 1]) + normalized(n[i] - ca[i]))
+    }
+
     /// Residue `i`'s hydrogens, named, placed on its heavy atoms (`heavyAtoms(of:sideChain:)`).
     /// The amide H lies on the outer bisector of C(i−1)–N–CA, in the peptide plane, as Reduce
     /// and pydssp put it; proline has none. The chain's first N is the charged amino end of a
@@ -55,7 +61,7 @@ extension BackboneChain {
                 }
             }
         } else if sequence[i] != "P" {
-            out.append(PlacedHydrogen(name: "H", position: n[i] + Self.bondNH * normalized(normalized(n[i] - c[i - 1]) + normalized(n[i] - ca[i])), polar: true))
+            out.append(PlacedHydrogen(name: "H", position: amideHydrogen(i), polar: true))
         }
         for h in SideChainGeometry.hydrogens[sequence[i]] ?? [] {
             guard let x = at[h.parent], let b = at[h.b], let a = at[h.a] else { continue }
@@ -67,12 +73,18 @@ extension BackboneChain {
 }
 
 /// How close a hydrogen may come to atoms of other residues while side chains turn to clear it
-/// (Å): van der Waals contact less 0.4 Å, the overlap MolProbity calls a clash (H 1.17 Å, C 1.75 Å;
-/// every heavy atom is taken as carbon, the largest common one); a polar hydrogen may come as
-/// close as a hydrogen bond to any heavy atom.
+/// (Å): van der Waals contact less 0.4 Å, the overlap MolProbity's probe calls a clash (radii H
+/// 1.17, C and S 1.75, N 1.55, O 1.40 Å; the same table as check-designs.py). A polar hydrogen may
+/// come as close as a hydrogen bond (1.6 Å) to an N or O.
 private enum HydrogenLimit {
-    static let toHydrogen = 1.94, toHeavy = 2.52, polarToHeavy = 1.7
-    static func heavy(_ polar: Bool) -> Double { polar ? polarToHeavy : toHeavy }
+    static let toHydrogen = 1.94
+    static func heavy(polarHydrogen: Bool, _ kind: AtomKind) -> Double {
+        switch kind {
+        case .n, .sideChainNitrogen: polarHydrogen ? 1.6 : 2.32
+        case .o, .sideChainOxygen: polarHydrogen ? 1.6 : 2.17
+        default: 2.52
+        }
+    }
 }
 
 extension Builder {
@@ -84,7 +96,10 @@ extension Builder {
     /// Side chains turned so their hydrogens clear other residues' atoms, for a design that shows
     /// its hydrogens. Packing (and so the verdict) sees heavy atoms alone; here each residue whose
     /// hydrogens bump into another's atoms takes, of the rotamers whose heavy atoms overlap no
-    /// more than its packed one, the one whose hydrogens and side chain overlap least with others'.
+    /// more than its packed one and clash with no more residues, the one whose hydrogens and side
+    /// chain overlap least with others'. Only the library's rotamers and χ nudged by up to 30° are
+    /// offered: the packing's wider grid holds eclipsed shapes that put a side chain's hydrogens
+    /// on its own backbone's.
     func clearHydrogens(_ packed: SideChains) -> SideChains {
         var chosen = packed.positions
         var light = (0..<chain.count).map { hydrogens(of: $0, sideChain: chosen[$0]) }
@@ -93,20 +108,22 @@ extension Builder {
             sideGrid = AtomGrid(cellSize: 3.0)
             lightGrid = AtomGrid(cellSize: 3.0)
             for r in 0..<chain.count {
-                for p in chosen[r] { sideGrid.insert(p, residue: r, kind: .sideChain) }
+                for (atom, p) in zip(SideChainGeometry.atoms[chain.sequence[r]] ?? [], chosen[r]) { sideGrid.insert(p, residue: r, kind: .sideChain(atom.element)) }
                 for h in light[r] { lightGrid.insert(h.position, residue: r, kind: h.polar ? .polarHydrogen : .hydrogen) }
             }
         }
         fill()
-        for pass in 0..<3 {
+        for pass in 0..<6 {
             let bumping = (0..<chain.count).filter { hydrogenOverlap(chosen[$0], light[$0], residue: $0, sideGrid: sideGrid, lightGrid: lightGrid) > 0 }
             if bumping.isEmpty { break }
             for r in bumping {
                 let allowed = overlap(of: chosen[r], residue: r, sideGrid: sideGrid)
+                let clashesAllowed = clashCount(of: chosen[r], residue: r, sideGrid: sideGrid).0
                 var best = hydrogenOverlap(chosen[r], light[r], residue: r, sideGrid: sideGrid, lightGrid: lightGrid)
-                for chis in rotamerOptions(r, level: pass) where best > 0 {
+                for chis in rotamerOptions(r, level: min(pass, 1)) where best > 0 {
                     let atoms = chain.sideChain(r, chis: chis)
-                    guard overlap(of: atoms, residue: r, sideGrid: sideGrid) <= allowed else { continue }
+                    guard overlap(of: atoms, residue: r, sideGrid: sideGrid) <= allowed,
+                          clashCount(of: atoms, residue: r, sideGrid: sideGrid).0 <= clashesAllowed else { continue }
                     let h = hydrogens(of: r, sideChain: atoms)
                     let bump = hydrogenOverlap(atoms, h, residue: r, sideGrid: sideGrid, lightGrid: lightGrid)
                     if bump < best { (best, chosen[r], light[r]) = (bump, atoms, h) }
@@ -126,10 +143,11 @@ extension Builder {
     /// How far residue `r`'s hydrogens, and its side-chain atoms, come within the limits of other
     /// residues' atoms and hydrogens, summed (Å). Hydrogens of neighbouring residues are compared
     /// with each other only: a hydrogen is within three bonds of some of its neighbour's atoms.
-    private func hydrogenOverlap(_ sideChain: [SIMD3<Double>], _ light: [PlacedHydrogen], residue r: Int,
+    func hydrogenOverlap(_ sideChain: [SIMD3<Double>], _ light: [PlacedHydrogen], residue r: Int,
                                  sideGrid: AtomGrid, lightGrid: AtomGrid) -> Double {
         var total = 0.0
-        func add(_ d: Double, _ limit: Double) { if d < limit { total += limit - d } }
+        // Squared: one deep bump costs more than several grazing ones.
+        func add(_ d: Double, _ limit: Double) { if d < limit { total += (limit - d) * (limit - d) } }
         for h in light {
             lightGrid.visit(near: h.position) { e in
                 if e.residue != Int32(r) { add(length(h.position - e.position), HydrogenLimit.toHydrogen) }
@@ -137,7 +155,7 @@ extension Builder {
             }
             for grid in [clashGrid, sideGrid] {
                 grid.visit(near: h.position) { e in
-                    if abs(Int(e.residue) - r) >= 2 { add(length(h.position - e.position), HydrogenLimit.heavy(h.polar)) }
+                    if abs(Int(e.residue) - r) >= 2 { add(length(h.position - e.position), HydrogenLimit.heavy(polarHydrogen: h.polar, e.kind)) }
                     return true
                 }
             }
@@ -150,9 +168,10 @@ extension Builder {
                 add(length(h.position - other.position), HydrogenLimit.toHydrogen)
             }
         }
-        for p in sideChain {
+        for (atom, p) in zip(SideChainGeometry.atoms[chain.sequence[r]] ?? [], sideChain) {
+            let kind = AtomKind.sideChain(atom.element)
             lightGrid.visit(near: p) { e in
-                if abs(Int(e.residue) - r) >= 2 { add(length(p - e.position), HydrogenLimit.heavy(e.kind == .polarHydrogen)) }
+                if abs(Int(e.residue) - r) >= 2 { add(length(p - e.position), HydrogenLimit.heavy(polarHydrogen: e.kind == .polarHydrogen, kind)) }
                 return true
             }
         }

@@ -16,20 +16,24 @@ public enum ProteinDesigner {
     /// conformations: their own build is returned when it holds together too, else the canonical
     /// one. A refusal gives the first canonical build's reasons, the same for every seed.
     public static func build(_ spec: DesignSpec, libraryIDs: Set<String> = []) -> Design {
-        func seeded(_ seed: UInt64) -> DesignSpec {
+        // Hydrogens do not change the verdict: only the build that is kept gets them, made again
+        // with them (the same seed builds the same chain).
+        func seeded(_ seed: UInt64, hydrogens: Bool = false) -> DesignSpec {
             var fixed = spec
             fixed.seed = seed
+            fixed.hydrogens = hydrogens
             return fixed
         }
         // The person's build and the first canonical one are independent: built side by side.
-        let firstCanonical = seeded(canonicalSeeds[0])
-        let (own, first) = inParallel({ attempt(spec, libraryIDs: libraryIDs) }, { attempt(firstCanonical, libraryIDs: libraryIDs) })
+        let own = seeded(spec.seed), firstCanonical = seeded(canonicalSeeds[0])
+        let (ownDesign, first) = inParallel({ attempt(own, libraryIDs: libraryIDs) }, { attempt(firstCanonical, libraryIDs: libraryIDs) })
         var canonical = first
         for seed in canonicalSeeds.dropFirst() where !canonical.verdict.isValid {
             let design = attempt(seeded(seed), libraryIDs: libraryIDs)
             if design.verdict.isValid { canonical = design }
         }
-        var chosen = canonical.verdict.isValid && own.verdict.isValid ? own : canonical
+        var chosen = canonical.verdict.isValid && ownDesign.verdict.isValid ? ownDesign : canonical
+        if spec.hydrogens { chosen = attempt(seeded(chosen.spec.seed, hydrogens: true), libraryIDs: libraryIDs) }
         chosen.spec.seed = spec.seed
         return chosen
     }
@@ -57,9 +61,14 @@ public enum ProteinDesigner {
         var builder = Builder(spec: spec)
         builder.run()
         let sideChains = builder.packSideChains()
-        // Hydrogens, when wanted, may turn a side chain, never into a heavy-atom clash: the verdict stands.
-        let structure = spec.hydrogens ? builder.makeStructure(sideChains: builder.clearHydrogens(sideChains), hydrogens: true)
-                                       : builder.makeStructure(sideChains: sideChains)
+        // Hydrogens, when wanted, are weighed in a second packing, kept unless it leaves more
+        // heavy-atom clashes than the first (on which the verdict is judged, so it stands).
+        var shown = sideChains
+        if spec.hydrogens {
+            let withHydrogens = builder.packSideChains(hydrogens: true)
+            shown = builder.clearHydrogens(withHydrogens.clashes <= sideChains.clashes ? withHydrogens : sideChains)
+        }
+        let structure = builder.makeStructure(sideChains: shown, hydrogens: spec.hydrogens)
         let secondary = structure.secondaryStructure(compute: true)
         var result = Design(spec: spec, structure: structure, verdict: Verdict(isValid: false, message: "", reasons: [], motifs: []),
                             secondaryStructure: secondary, pieceRanges: spec.pieceRanges)

@@ -94,31 +94,50 @@ extension Builder {
     /// in turn takes its most common rotamer that clashes with nothing placed (backbone, CB and the
     /// side chains before it), else the one that overlaps least; residues left clashing are
     /// chosen again against all the others, then with their χ nudged by up to 30°.
-    func packSideChains() -> SideChains {
+    /// `hydrogens`: the residues' hydrogens are weighed too, far below any heavy-atom overlap (for
+    /// a design shown with its hydrogens; the verdict is judged on a packing without them).
+    func packSideChains(hydrogens: Bool = false) -> SideChains {
         var chosen = [[SIMD3<Double>]](repeating: [], count: chain.count)
-        var sideGrid = AtomGrid(cellSize: 3.0)
-        func choose(_ r: Int, level: Int) -> [SIMD3<Double>] {
-            var best: [SIMD3<Double>] = [], bestOverlap = Double.infinity
+        var light = [[PlacedHydrogen]](repeating: [], count: chain.count)
+        var sideGrid = AtomGrid(cellSize: 3.0), lightGrid = AtomGrid(cellSize: 3.0)
+        func insert(_ r: Int) {
+            let tree = SideChainGeometry.atoms[chain.sequence[r]] ?? []
+            for (atom, p) in zip(tree, chosen[r]) { sideGrid.insert(p, residue: r, kind: hydrogens ? .sideChain(atom.element) : .sideChain) }
+            for h in light[r] { lightGrid.insert(h.position, residue: r, kind: h.polar ? .polarHydrogen : .hydrogen) }
+        }
+        func cost(_ atoms: [SIMD3<Double>], _ h: [PlacedHydrogen], _ r: Int) -> Double {
+            let heavy = overlap(of: atoms, residue: r, sideGrid: sideGrid)
+            guard hydrogens else { return heavy }
+            return 100 * heavy + hydrogenOverlap(atoms, h, residue: r, sideGrid: sideGrid, lightGrid: lightGrid)
+        }
+        func choose(_ r: Int, level: Int) -> ([SIMD3<Double>], [PlacedHydrogen]) {
+            var best: ([SIMD3<Double>], [PlacedHydrogen]) = ([], []), bestCost = Double.infinity
             for chis in rotamerOptions(r, level: level) {
                 let atoms = chain.sideChain(r, chis: chis)
-                let overlap = self.overlap(of: atoms, residue: r, sideGrid: sideGrid)
-                if overlap < bestOverlap { (best, bestOverlap) = (atoms, overlap) }
-                if overlap == 0 { break }
+                let h = hydrogens ? self.hydrogens(of: r, sideChain: atoms) : []
+                let c = cost(atoms, h, r)
+                if c < bestCost { (best, bestCost) = ((atoms, h), c) }
+                if c == 0 { break }
             }
             return best
         }
         for r in 0..<chain.count {
-            chosen[r] = choose(r, level: 0)
-            for p in chosen[r] { sideGrid.insert(p, residue: r, kind: .sideChain) }
+            (chosen[r], light[r]) = choose(r, level: 0)
+            if hydrogens && chosen[r].isEmpty { light[r] = self.hydrogens(of: r, sideChain: []) }
+            insert(r)
         }
         for pass in 0..<passes {
-            let clashing = (0..<chain.count).filter { overlap(of: chosen[$0], residue: $0, sideGrid: sideGrid) > 0 }
+            let clashing = (0..<chain.count).filter { cost(chosen[$0], light[$0], $0) > 0 }
             if clashing.isEmpty { break }
             for r in clashing {
-                chosen[r] = choose(r, level: pass)
-                // The grid has no way to move one residue's atoms: it is filled again.
+                // Hydrogens alone never call for the packing's widest grid of χ (eclipsed shapes).
+                let level = hydrogens && overlap(of: chosen[r], residue: r, sideGrid: sideGrid) == 0 ? min(pass, 1) : pass
+                let (atoms, h) = choose(r, level: level)
+                if !atoms.isEmpty || !hydrogens { (chosen[r], light[r]) = (atoms, h) }
+                // The grids have no way to move one residue's atoms: they are filled again.
                 sideGrid = AtomGrid(cellSize: 3.0)
-                for (s, atoms) in chosen.enumerated() { for p in atoms { sideGrid.insert(p, residue: s, kind: .sideChain) } }
+                lightGrid = AtomGrid(cellSize: 3.0)
+                for s in 0..<chain.count { insert(s) }
             }
         }
         var packed = SideChains(positions: chosen)
@@ -194,7 +213,7 @@ extension Builder {
 
     /// Pairs with residues at least two away closer than allowed, what the design check counts
     /// (a pair of side-chain atoms once, from its lower residue).
-    private func clashCount(of atoms: [SIMD3<Double>], residue r: Int, sideGrid: AtomGrid) -> (Int, partner: Int?) {
+    func clashCount(of atoms: [SIMD3<Double>], residue r: Int, sideGrid: AtomGrid) -> (Int, partner: Int?) {
         var count = 0
         var partner: Int?
         for p in atoms {

@@ -64,7 +64,6 @@ extension Builder {
         let n = f(chain.n[d]), c = f(chain.c[a]), o = f(chain.o[a])
         let h = DSSP.amideHydrogen(n: n, previousC: f(chain.c[d - 1]), previousO: f(chain.o[d - 1]))
         guard DSSP.hydrogenBondEnergy(n: n, h: h, c: c, o: o) < Float(energy) else { return false }
-        let bisector = normalized(normalized(chain.n[d] - chain.c[d - 1]) + normalized(chain.n[d] - chain.ca[d]))
-        return DSSP.hydrogenBondEnergy(n: n, h: f(chain.n[d] + 1.01 * bisector), c: c, o: o) < Float(energy)
+        return DSSP.hydrogenBondEnergy(n: n, h: f(chain.amideHydrogen(d)), c: c, o: o) < Float(energy)
     }
 }

@@ -93,6 +93,7 @@ struct DesignAPITests {
             (#"{"pieces": "helix:4", "sequence": "AAA"}"#, "3 residues but the pieces have 4"),
             (#"{"pieces": "helix:500,helix:500,helix:500,helix:500,helix:500"}"#, "at most 2000"),
             (#"{"pieces": [{"kind": "loopy"}]}"#, "'loopy' is not a piece"),
+            (#"{"pieces": "helix:4", "hydrogens": "yes"}"#, "expected {"),
             (#"{"shape": "helix"}"#, "expected {"),
             ("not json", "expected {"),
         ] {

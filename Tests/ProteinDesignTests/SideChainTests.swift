@@ -76,8 +76,8 @@ struct SideChainTests {
     }
 }
 
-/// Hydrogens, when asked for: every one bonded to the heavy atom the CCD names, the verdict
-/// unchanged, the packing's heavy atoms no closer than without them.
+/// Hydrogens, when asked for: every one bonded to one heavy atom of its residue, the verdict
+/// unchanged, no heavy-atom clash (check-designs.py compares the partners with the CCD's).
 @Suite("Hydrogens")
 struct HydrogenTests {
     /// Hydrogens per residue inside the chain at pH 7: the CCD's, less the carboxyl's HXT and the
@@ -87,7 +87,7 @@ struct HydrogenTests {
         "LEU": 11, "LYS": 13, "MET": 9, "PHE": 9, "PRO": 7, "SER": 5, "THR": 7, "TRP": 10, "TYR": 9, "VAL": 9,
     ]
 
-    @Test("every residue has its hydrogens, each within bonding distance of one heavy atom and of no other atom; the verdict is the same")
+    @Test("every residue has its hydrogens, each within bonding distance of one heavy atom of its residue and of no other atom; the verdict is the same")
     func everyHydrogen() throws {
         for (pieces, sequence) in [("helix:14,coil:4,helix:14", SideChainTests.allTwenty), ("helix:10", "PAEELLKKLA"), ("strand:7,coil:2,strand:7", nil)] {
             var spec = try DesignSpec(parsing: pieces, sequence: sequence, seed: 2)
@@ -105,10 +105,14 @@ struct HydrogenTests {
                 #expect(light.count == (Self.hydrogens[residue.name] ?? -1) + amino, "\(pieces): \(residue.name) \(residue.number) has \(light.count) hydrogens")
                 #expect(range.count - light.count == SideChainTests.heavyAtoms[residue.name], "\(residue.name) \(residue.number)")
                 for h in light {
-                    let near = (0..<atoms.count).filter { $0 != h && length(atoms.positions[$0] - atoms.positions[h]) < 1.5 }
+                    // Covalent range: the radii summed plus 0.25 Å (1.32 Å for C–H, 0.87 Å for H–H).
+                    let near = (0..<atoms.count).filter {
+                        $0 != h && length(atoms.positions[$0] - atoms.positions[h]) <= atoms.elements[$0].covalentRadius + atoms.elements[h].covalentRadius + 0.25
+                    }
                     #expect(near.count == 1 && !atoms.elements[near[0]].isHydrogen && range.contains(near[0]),
                             "\(residue.name) \(residue.number) \(atoms.names[h]) is near \(near.map { atoms.names[$0] })")
                 }
+                #expect(design.verdict.isValid == bare.verdict.isValid)
             }
         }
     }

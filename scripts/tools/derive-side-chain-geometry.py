@@ -104,8 +104,16 @@ def hydrogen_lines(ideal, neighbours):
             b = heavy(x)[0]
             a = heavy(x)[1] if len(heavy(x)) > 1 else [n for n in heavy(b) if n != x][0]
             q = [coords[n][0] for n in (a, b, x)] + [p]
-            entries.append(f'.init("{h}", on: "{x}", "{b}", "{a}", bond: {norm(sub(q[3], q[2])):.3f}, '
-                           f'angle: {angle(q[1], q[2], q[3]):.2f}, torsion: {dihedral(*q):.2f})')
+            bond, ang, tor = norm(sub(q[3], q[2])), angle(q[1], q[2], q[3]), dihedral(*q)
+            if len(heavy(x)) == 2 and abs(abs(tor) - 90) > 75:
+                # In a ring or planar group: on the outer bisector of the ring angle, in its plane
+                # (the CCD's computed conformers place some of these a few degrees off, His's HD2
+                # 20°).
+                ang, tor = (360 - angle(q[1], q[2], q[0])) / 2, 180.0
+            if (comp, h) == ("TYR", "HH"):
+                # A phenol's H lies in the ring's plane (the CCD's conformer turns it 90° out).
+                tor = 180.0
+            entries.append(f'.init("{h}", on: "{x}", "{b}", "{a}", bond: {bond:.3f}, angle: {ang:.2f}, torsion: {tor:.2f})')
         rest += [f'        "{ONE_LETTER[comp]}": [  // {comp}'] + [f"            {e}," for e in entries] + ["        ],"]
     return ["    /// Per residue: its hydrogens except those on N (`Hydrogens.swift` places them), from",
             "    /// named heavy atoms of the residue. The chain ends in C=O; at pH 7 Asp and Glu are",
