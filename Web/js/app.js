@@ -15,6 +15,7 @@ import { setupRooms } from './rooms.js';
 import { allows } from './policy.js';
 import { setupRoomScreen } from './room-view.js';
 import { setupMap } from './map.js';
+import { formatSize } from './progress-text.js';
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
@@ -191,8 +192,7 @@ async function showDownloadSize(span, url) {
     const response = await fetch(url, { method: 'HEAD' });
     const bytes = Number(response.headers.get('Content-Length'));
     if (!response.ok || !(bytes > 0)) return;
-    const text = bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1e3))} KB`;
-    span.textContent = `AR model, ${text}`;
+    span.textContent = `AR model, ${formatSize(bytes)}`;
     span.title = 'What your phone downloads to place this model in your room (before compression on the way)';
   } catch {
     // No size shown; the links still work.
