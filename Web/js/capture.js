@@ -99,6 +99,7 @@ export function setupCapture({ $, say, subject, arSession }) {
   // The dialog with the video (or picture) and Save, whose tap lets the browser open the share sheet.
   async function offer(file, what) {
     const video = file.type.startsWith('video/');
+    if (offered) URL.revokeObjectURL(offered.url);
     const url = URL.createObjectURL(file);
     offered = { file, what, url };
     $('capture-title').textContent = video ? 'Your video' : 'Your picture';
@@ -111,13 +112,9 @@ export function setupCapture({ $, say, subject, arSession }) {
     if (!video) $('capture-image').src = url;
     $('capture').showModal();
   }
-  $('capture').addEventListener('close', () => {
-    $('capture-video').pause();
-    $('capture-video').removeAttribute('src');
-    $('capture-image').removeAttribute('src');
-    if (offered) URL.revokeObjectURL(offered.url);
-    offered = null;
-  });
+  // The close event comes a moment after close(), possibly after the next offer opened the dialog
+  // again: it only pauses; the offer's address is let go when the next one replaces it.
+  $('capture').addEventListener('close', () => $('capture-video').pause());
   $('capture-save').addEventListener('click', () => {
     const { file, what } = offered ?? {};
     $('capture').close();
