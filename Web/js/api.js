@@ -1,9 +1,9 @@
 // The server's JSON API, with errors turned into readable messages for the page.
-import { describeProgress } from './progress-text.js';
+import { describeProgress, readableSizes } from './progress-text.js';
 
 export class ApiError extends Error {
   constructor(message, status) {
-    super(message);
+    super(readableSizes(message));  // the server's limits name bytes ("more than 2147483648 bytes")
     this.status = status;
   }
 }

@@ -4,11 +4,17 @@
 // its command line; the page says the stage in its own words and keeps only the size from the
 // message.
 
-/** A size for people: "1.2 MB" from a million bytes up, else whole kilobytes ("340 KB", at least 1). */
+/** A size for people: "2.1 GB", "1.2 MB" from a million bytes up, else whole kilobytes ("340 KB", at least 1). */
 export function formatSize(bytes) {
   if (!(bytes >= 0)) return '';
+  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(1)} GB`;
   if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
   return `${Math.max(1, Math.round(bytes / 1e3))} KB`;
+}
+
+/** `text` with its byte counts as sizes: "more than 2147483648 bytes" → "more than 2.1 GB" (under 1,000 they stay). */
+export function readableSizes(text) {
+  return String(text).replace(/(\d{4,})\s*bytes\b/g, (_, n) => formatSize(Number(n)));
 }
 
 // "downloaded 5645892 bytes" → 5645892; null when the message names no size.
@@ -36,6 +42,6 @@ export function describeProgress(progress, { name = '', format = '' } = {}) {
     case 'write': return `Preparing the ${model}…${size}`;
     default:
       // A stage this page does not know yet: the server's words, with any byte count made readable.
-      return (progress?.message ?? 'Working…').replace(/(\d+)\s*bytes\b/g, (_, n) => formatSize(Number(n)));
+      return readableSizes(progress?.message ?? 'Working…');
   }
 }

@@ -113,11 +113,13 @@ def check_capture(base, check, keep_csp):
         words = phone.js_async("""const done = arguments[0];
             const url = performance.getEntriesByType('resource').map(e => e.name).find(n => n.endsWith('/js/progress-text.js'));
             import(url).then(m => done([m.describeProgress({ stage: 'download', message: 'downloaded 5645892 bytes', fraction: .5 }, { name: '4HHB' }),
-                                        m.describeProgress({ stage: 'write', message: 'wrote 5645892 bytes', fraction: 1 }, { name: '4HHB', format: 'usdz' })]), e => done(String(e)));""")
-        check("progress is said in words with sizes in KB or MB, never as a raw byte count",
+                                        m.describeProgress({ stage: 'write', message: 'wrote 5645892 bytes', fraction: 1 }, { name: '4HHB', format: 'usdz' }),
+                                        m.readableSizes('x.pdb: inflates to more than 2147483648 bytes')]), e => done(String(e)));""")
+        check("progress and the server's errors are said in words with sizes in KB, MB or GB, never as a raw byte count",
               not any(re.search(r"\d{5,} bytes", t) for t in said)
               and any(re.search(r"Preparing the 3D model… \d+(\.\d)? [KM]B", t) for t in said)
-              and words == ["Downloading 4HHB from the archive… 5.6 MB", "Preparing the AR model… 5.6 MB"], f"{said[-6:]} / {words}")
+              and words == ["Downloading 4HHB from the archive… 5.6 MB", "Preparing the AR model… 5.6 MB", "x.pdb: inflates to more than 2.1 GB"],
+              f"{said[-6:]} / {words}")
 
         js(STAND_INS + "window.shareSheet(true); window.__errs = []; window.addEventListener('unhandledrejection', e => window.__errs.push(String(e.reason)));")
         # Camera: the share sheet gets a PNG file of the canvas alone.
