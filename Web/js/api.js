@@ -1,8 +1,9 @@
 // The server's JSON API, with errors turned into readable messages for the page.
+import { describeProgress, readableSizes } from './progress-text.js';
 
 export class ApiError extends Error {
   constructor(message, status) {
-    super(message);
+    super(readableSizes(message));  // the server's limits name bytes ("more than 2147483648 bytes")
     this.status = status;
   }
 }
@@ -41,9 +42,10 @@ export async function removeMolecule(id) {
 /** Whether an error means "sign in first": adding to the library needs an account unless the server runs an open library. */
 export const needsAccount = (error) => error?.status === 401;
 
-/// Reads a server-sent-events response, calling onProgress for `progress` events; resolves with
-/// the `done` event's JSON, rejects with the `error` event's message.
-async function eventStream(response, onProgress) {
+/// Reads a server-sent-events response, calling onProgress for `progress` events (their message
+/// put in words for the status line: `about` says what is worked on, see describeProgress); resolves
+/// with the `done` event's JSON, rejects with the `error` event's message.
+async function eventStream(response, onProgress, about = {}) {
   if (!response.ok) throw await failure(response);
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
@@ -60,7 +62,7 @@ async function eventStream(response, onProgress) {
       const data = /^data: (.*)$/m.exec(block)?.[1];
       if (!event || data === undefined) continue;
       const payload = JSON.parse(data);
-      if (event === 'progress') onProgress?.(payload);
+      if (event === 'progress') onProgress?.({ ...payload, message: describeProgress(payload, about) });
       else if (event === 'done') return payload;
       else if (event === 'error') throw new ApiError(payload.error, payload.status);
     }
@@ -75,7 +77,7 @@ export async function fetchEntry(id, { onProgress, signal } = {}) {
     headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
     body: JSON.stringify({ id }),
   });
-  return eventStream(response, onProgress);
+  return eventStream(response, onProgress, { name: libraryID(id) ?? id.trim() });
 }
 
 /// Builds a design from pieces (and keeps it in the library with `save: true`, which needs an account): the verdict.
@@ -93,7 +95,7 @@ export async function upload(file, { onProgress, signal } = {}) {
   const response = await send(`/api/molecules?${new URLSearchParams({ name: file.name })}`, {
     method: 'POST', signal, headers: { 'Content-Type': 'application/octet-stream', Accept: 'text/event-stream' }, body: file,
   });
-  return eventStream(response, onProgress);
+  return eventStream(response, onProgress, { name: file.name });
 }
 
 /// The id the library keeps an entry under, as the server derives it from what was typed
@@ -113,7 +115,7 @@ export async function prepareModel(id, format, options, { onProgress, signal } =
   const url = `/api/molecules/${encodeURIComponent(id)}/model.${format}${query ? `?${query}` : ''}`;
   // Progress is never cached: the same URL, asked without this Accept, is the model itself.
   const response = await fetch(url, { signal, cache: 'no-store', headers: { Accept: 'text/event-stream' } });
-  const done = await eventStream(response, onProgress);
+  const done = await eventStream(response, onProgress, { name: id, format });
   return done.url;
 }
 

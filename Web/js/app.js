@@ -1,8 +1,8 @@
 // The app shell: hash routes for the landing page, introduction, Explore, Build, Library and
-// Draw together (rooms, a room, sign-in, profile, map); the top bar's Menu, Record, Camera and
-// Exit; progress and errors announced in one live region; the notice on a page that is not
-// secure. The screens are modules of their own: explore.js, build.js, library.js, account.js,
-// rooms.js, room-view.js and map.js. Nothing here needs inline scripts or styles: the server's
+// Draw together (rooms, a room, sign-in, profile, map); the top bar's Menu and Exit; progress and
+// errors announced in one live region; the notice on a page that is not secure. The screens are
+// modules of their own: explore.js, build.js, library.js, account.js, rooms.js, room-view.js and
+// map.js; Camera, Record and the photo in AR are capture.js's. Nothing here needs inline scripts or styles: the server's
 // Content-Security-Policy allows neither.
 import { MoleculeViewer } from './viewer.js';
 import { ARPlacement, immersiveARSupported } from './xr.js';
@@ -12,9 +12,10 @@ import { setupExplore } from './explore.js';
 import { setupLibrary } from './library.js';
 import { setupAccount } from './account.js';
 import { setupRooms } from './rooms.js';
-import { allows } from './policy.js';
 import { setupRoomScreen } from './room-view.js';
 import { setupMap } from './map.js';
+import { formatSize } from './progress-text.js';
+import { setupCapture } from './capture.js';
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
@@ -156,7 +157,7 @@ function updateAR() {
   for (const id of ['ar-slot', 'build-ar-slot', 'build-pieces-ar-slot', 'room-ar-slot']) {
     if (!subjects.some((subject) => subject.slot === id)) $(id).replaceChildren();
   }
-  updateTopBar();
+  capture.update();  // Camera and Record follow the subject
   for (const subject of subjects) offerAR(subject);
 }
 
@@ -191,8 +192,7 @@ async function showDownloadSize(span, url) {
     const response = await fetch(url, { method: 'HEAD' });
     const bytes = Number(response.headers.get('Content-Length'));
     if (!response.ok || !(bytes > 0)) return;
-    const text = bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1e3))} KB`;
-    span.textContent = `AR model, ${text}`;
+    span.textContent = `AR model, ${formatSize(bytes)}`;
     span.title = 'What your phone downloads to place this model in your room (before compression on the way)';
   } catch {
     // No size shown; the links still work.
@@ -240,68 +240,8 @@ async function viewInAR(subject) {
 }
 $('ar-exit').addEventListener('click', () => arSession?.end?.());
 
-// ---- Capture ----
-function updateTopBar() {
-  const subject = activeSubject();
-  $('camera-button').hidden = !subject;
-  $('record-button').hidden = !subject || !('MediaRecorder' in window);
-}
-
-function flash() {
-  const f = $('flash');
-  f.classList.add('on');
-  requestAnimationFrame(() => requestAnimationFrame(() => f.classList.remove('on')));
-}
-
-$('camera-button').addEventListener('click', async () => {
-  const subject = activeSubject();
-  if (!subject) return;
-  const blob = await subject.viewer.snapshot();
-  flash();
-  const link = el('a', { href: URL.createObjectURL(blob), download: `${subject.name}.png` });
-  document.body.append(link);
-  link.click();
-  link.remove();
-  say(`Saved a picture of ${subject.name}.`);
-});
-
-let recorder = null;
-let pressTimer = null;
-const recordButton = $('record-button');
-function startRecording() {
-  const subject = activeSubject();
-  if (!subject) return;
-  const stream = subject.viewer.canvas.captureStream(30);
-  const chunks = [];
-  recorder = new MediaRecorder(stream, { mimeType: MediaRecorder.isTypeSupported('video/webm;codecs=vp9') ? 'video/webm;codecs=vp9' : 'video/webm' });
-  recorder.ondataavailable = (e) => e.data.size && chunks.push(e.data);
-  recorder.onstop = async () => {
-    const url = URL.createObjectURL(new Blob(chunks, { type: 'video/webm' }));
-    // The preview plays the recording from its blob: address, if the page's policy allows that.
-    const preview = await allows('media-src', 'blob:');
-    $('recording-video').hidden = !preview;
-    $('recording-no-preview').hidden = preview;
-    if (preview) $('recording-video').src = url;
-    $('recording-keep').href = url;
-    $('recording').showModal();
-  };
-  recorder.start();
-  recordButton.setAttribute('aria-pressed', 'true');
-  recordButton.textContent = 'Stop';
-  say('Recording… tap Stop to finish.');
-}
-function stopRecording() {
-  recorder?.stop();
-  recorder = null;
-  recordButton.setAttribute('aria-pressed', 'false');
-  recordButton.textContent = 'Record';
-}
-recordButton.addEventListener('pointerdown', () => { if (!recorder) pressTimer = setTimeout(startRecording, 500); });
-recordButton.addEventListener('pointerup', () => clearTimeout(pressTimer));
-recordButton.addEventListener('click', () => { if (recorder) stopRecording(); });
-recordButton.addEventListener('keydown', (e) => { if ((e.key === 'Enter' || e.key === ' ') && !recorder) { e.preventDefault(); startRecording(); } });
-$('recording-discard').addEventListener('click', () => $('recording').close());
-$('recording-keep').addEventListener('click', () => setTimeout(() => $('recording').close(), 0));
+// ---- Capture: Camera, Record and the photo in AR (capture.js) ----
+const capture = setupCapture({ $, say, subject: activeSubject, arSession: () => (typeof arSession === 'object' ? arSession : null) });
 
 // ---- Menu and help: dialogs close on Escape, on Close, and on a tap outside ----
 for (const dialog of document.querySelectorAll('dialog')) {

@@ -3,6 +3,7 @@
 // scale, twist to turn, and a status line that says what to do next. It draws with the page's own
 // MoleculeViewer, so the model on the table is the one already loaded, with nothing downloaded again.
 import { mat4, quat } from './math.js';
+import { encodePhoto, readARFrame } from './ar-photo.js';
 
 // The molecule's diameter on the table at scale 1: big enough to walk around, small enough to fit.
 const TABLE_SIZE_M = 0.3;
@@ -43,6 +44,7 @@ export class ARPlacement {
     this._status = '';
     this._dragging = false;
     this._reticle = null;        // the latest hit pose's matrix
+    this._photo = null;          // a photo asked for, taken at the next frame ({resolve, reject})
     this._gesture = null;        // two-finger pinch/twist in progress
     this._pointers = new Map();
     this._placement = mat4.create();
@@ -56,7 +58,8 @@ export class ARPlacement {
     try {
       session = await navigator.xr.requestSession('immersive-ar', {
         requiredFeatures: ['hit-test'],
-        optionalFeatures: ['dom-overlay'],
+        // camera-access: the camera image for a photo of what the person sees (ar-photo.js).
+        optionalFeatures: ['dom-overlay', 'camera-access'],
         domOverlay: { root: overlay },
       });
     } catch (error) {
@@ -85,6 +88,18 @@ export class ARPlacement {
 
   end() {
     this.session?.end().catch(() => {});
+  }
+
+  /**
+   * A photo of what the person sees, taken at the next frame: resolves {blob, withCamera}, the camera
+   * image with the molecule where the browser granted camera-access, else the molecule alone over a
+   * transparent background (withCamera false).
+   */
+  takePhoto() {
+    if (!this.session) return Promise.reject(new Error('AR has ended.'));
+    if (!this.position) return Promise.reject(new Error('Place the molecule first: tap where the ring shows.'));
+    this._photo?.reject(new Error('Another photo was asked for.'));
+    return new Promise((resolve, reject) => { this._photo = { resolve, reject }; });
   }
 
   _listen() {
@@ -176,6 +191,19 @@ export class ARPlacement {
     // The ring shows where a tap would place the molecule; once it stands, the molecule itself shows.
     const overlays = this._reticle && !this.position ? [{ model: this.reticle, matrix: this._reticle }] : [];
     this.viewer.drawXR(layer.framebuffer, views, this.position ? this._placementMatrix() : null, overlays);
+    if (this._photo && this.position) this._takePhoto(pose.views[0], views[0]);
+  }
+
+  // Within the frame, where the camera image is valid; the encoding finishes after it.
+  _takePhoto(xrView, view) {
+    const { resolve, reject } = this._photo;
+    this._photo = null;
+    try {
+      const pixels = readARFrame(this.viewer, this.session, xrView, view, this._placementMatrix());
+      encodePhoto(pixels).then((blob) => resolve({ blob, withCamera: Boolean(pixels.camera) }), reject);
+    } catch (error) {
+      reject(error);
+    }
   }
 
   // model → world: the bounding sphere's centre stands one radius above the surface point, turned and scaled.
@@ -197,6 +225,8 @@ export class ARPlacement {
   }
 
   _finish() {
+    this._photo?.reject(new Error('AR ended before the photo was taken.'));
+    this._photo = null;
     this._events.abort();
     this.viewer.releaseOverlay(this.reticle ?? []);
     this.session = null;

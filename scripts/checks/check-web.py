@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 from proteinar_testing.archive import ArchiveStandIn
 from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser, fill_registration, register_through_page
 from proteinar_testing.build_screen import check_build_screen
+from proteinar_testing.capture_checks import check_capture
 from proteinar_testing.page_glb_decoding import check_page_decodes_glb
 from proteinar_testing.paths import CHECK_USDZ, DECODE_QR, FIXTURES
 from proteinar_testing.ports import free_port
@@ -394,6 +395,9 @@ finally:
     if phone:
         keep_csp(phone)
         phone.close()
+
+# Pictures, videos and AR photos, saved through the share sheet or downloaded; progress said in words.
+check_capture(base, check, keep_csp)
 
 # Without WebGL2 (a real switch of Chromium's): a message in place of the 3D view; the rest works.
 plain = None

@@ -15,6 +15,8 @@
   glb_reader   Bad, need(), glb_chunks(), read_accessor(), decode_meshopt(): a GLB's bytes as check-models reads them
   page_glb_decoding  check_page_decodes_glb(browser, base, check): check-web's checks of the page's GLB decoder
   build_screen  check_build_screen(browser, base, check, canvas, shot): check-web's checks of the Build screen
+  capture_checks  check_capture(base, check, keep_csp): check-web's checks of Camera, Record, sharing, AR photos
+               and progress in words, on a phone of its own
   link_emulator  make_namespaces(), Link(down, up, rtt, limit), describe(stats), remove_namespaces(): an emulated
                4G/3G link between two network namespaces (root; TUN devices and a user-space emulator)
   phone_browser  run_browser(base, molecules, viewport, timeout): first frames in Chromium on the emulated phone
