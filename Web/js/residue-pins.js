@@ -6,8 +6,11 @@
 // longest side fits (MoleculeScene.place), then moved by the room's placement.
 
 // How far the model's surface reaches past the atom centres, in Å, by style: the model's box is
-// that much bigger than the atoms' box on every side (a cartoon's tube, a sphere's radius).
+// that much bigger than the atoms' box on every side (a cartoon's ribbon, a sphere's radius).
 const MARGIN_A = { cartoon: 1.5, 'ball-and-stick': 0.5, spacefill: 1.8, sticks: 0.3, backbone: 0.5, surface: 3, auto: 1.5 };
+// A cartoon or a backbone is drawn along the chain's trace (Cα, or P for nucleic acids), side chains
+// and ligands left out: its box is the trace's box, not the atoms'.
+const TRACE_STYLES = new Set(['cartoon', 'backbone']);
 const WATER = new Set(['HOH', 'WAT', 'DOD', 'H2O']);
 // Residue names as people write them ("Lys 45"), to find the chain when only the number is given.
 const THREE_LETTER = /\b(Ala|Arg|Asn|Asp|Cys|Gln|Glu|Gly|His|Ile|Leu|Lys|Met|Phe|Pro|Ser|Thr|Trp|Tyr|Val)[ -]?(\d{1,5})\b/i;
@@ -60,17 +63,18 @@ export function findResidue(atoms, { chain, number, name }) {
 
 /**
  * Where a residue is in the room (metres).
- * @param {{residues: Map, min: number[], max: number[]}} atoms  from moleculeAtoms
+ * @param {{residues: Map, min: number[], max: number[], trace: object}} atoms  from moleculeAtoms
  * @param {{min: number[], max: number[]}} modelBounds  the model's box as the GLB has it (before the placement)
  * @param {ArrayLike<number>} placement  the room's column-major placement of the model
  */
 export function residuePoint(atoms, residue, modelBounds, placement, style = 'cartoon') {
   const margin = MARGIN_A[style] ?? MARGIN_A.auto;
-  const longestA = Math.max(...[0, 1, 2].map((i) => atoms.max[i] - atoms.min[i])) + 2 * margin;
+  const box = TRACE_STYLES.has(style) && atoms.trace.min[0] <= atoms.trace.max[0] ? atoms.trace : atoms;
+  const longestA = Math.max(...[0, 1, 2].map((i) => box.max[i] - box.min[i])) + 2 * margin;
   const longestM = Math.max(...[0, 1, 2].map((i) => modelBounds.max[i] - modelBounds.min[i]));
   const s = longestA > 0 ? longestM / longestA : 0;
   // Box middle onto box middle: the server centres the model's box, and the margin is the same on every side.
-  const local = [0, 1, 2].map((i) => s * (residue.at[i] - (atoms.min[i] + atoms.max[i]) / 2) + (modelBounds.min[i] + modelBounds.max[i]) / 2);
+  const local = [0, 1, 2].map((i) => s * (residue.at[i] - (box.min[i] + box.max[i]) / 2) + (modelBounds.min[i] + modelBounds.max[i]) / 2);
   const m = placement;
   return [0, 1, 2].map((i) => Math.round((m[i] * local[0] + m[4 + i] * local[1] + m[8 + i] * local[2] + m[12 + i]) * 1e4) / 1e4);
 }
@@ -80,12 +84,16 @@ export function residuePoint(atoms, residue, modelBounds, placement, style = 'ca
 function collector() {
   const residues = new Map();
   const min = [Infinity, Infinity, Infinity], max = [-Infinity, -Infinity, -Infinity];
+  const trace = { min: [Infinity, Infinity, Infinity], max: [-Infinity, -Infinity, -Infinity] };
   return {
     residues, min, max,
     add(chain, number, name, atom, x, y, z) {
       if (WATER.has(name) || ![x, y, z].every(Number.isFinite)) return;
       const p = [x, y, z];
       for (let i = 0; i < 3; i++) { min[i] = Math.min(min[i], p[i]); max[i] = Math.max(max[i], p[i]); }
+      if (atom === 'CA' || atom === 'P') {
+        for (let i = 0; i < 3; i++) { trace.min[i] = Math.min(trace.min[i], p[i]); trace.max[i] = Math.max(trace.max[i], p[i]); }
+      }
       const key = `${chain}:${number}`;
       let r = residues.get(key);
       if (!r) residues.set(key, (r = { chain, number, name, sum: [0, 0, 0], count: 0, at: null }));
@@ -95,7 +103,7 @@ function collector() {
     },
     done() {
       for (const r of residues.values()) r.at ??= r.sum.map((v) => v / r.count);
-      return { residues, min, max };
+      return { residues, min, max, trace };
     },
   };
 }

@@ -128,6 +128,18 @@ def run(check, *, ada, bob, guest, base, room_id, shots=None):
     pins = bob.wait("""const p = [...document.querySelectorAll('#room-notes-layer .residue-pin')];
                        return p.length === 3 && document.getElementById('room-stage').dataset.residueMarks === '3'
                          && Object.fromEntries(p.map((e) => [e.dataset.residue, [e.dataset.point.split(' ').map(Number), !e.hidden, e.textContent]]))""", 30)
+    # How far each pin is from the molecule's nearest vertex (metres): a pin at its residue sits on the ribbon.
+    near = bob.js("""const v = window.__proteinarRoom.viewer.model, out = {};
+      for (const pin of document.querySelectorAll('#room-notes-layer .residue-pin')) {
+        const p = pin.dataset.point.split(' ').map(Number); let best = Infinity;
+        for (const node of v.nodes) { const m = node.matrix;
+          for (const prim of v.meshes[node.mesh].primitives) { const a = prim.positions;
+            for (let i = 0; i < a.length; i += 3) {
+              const x = m[0] * a[i] + m[4] * a[i + 1] + m[8] * a[i + 2] + m[12] - p[0], y = m[1] * a[i] + m[5] * a[i + 1] + m[9] * a[i + 2] + m[13] - p[1],
+                    z = m[2] * a[i] + m[6] * a[i + 1] + m[10] * a[i + 2] + m[14] - p[2];
+              best = Math.min(best, x * x + y * y + z * z); } } }
+        out[pin.dataset.residue] = Math.sqrt(best); }
+      return out;""") if pins else {}
     listed = bob.wait("const n = [...document.querySelectorAll('#room-notes li')].find((li) => li.textContent.includes('lid closes')); return n && n.textContent", 20)
     ca = _calphas(base, "1AKE", {"A:13", "A:45", "A:150"})
     ratios = []
@@ -135,10 +147,11 @@ def run(check, *, ada, bob, guest, base, room_id, shots=None):
         for a, b in (("A:13", "A:45"), ("A:45", "A:150"), ("A:13", "A:150")):
             ratios.append(_norm(_sub(pins[a][0], pins[b][0])) / _norm(_sub(ca[a], ca[b])))
     # The model's longest side is 0.3 m; 1AKE is about 60 Å across: some 5 mm an ångström.
-    same = bool(ratios) and max(ratios) / min(ratios) < 1.08 and 0.003 < ratios[0] < 0.008
-    check("a note pinned to residue A:45 is drawn in 3D at that residue (a ball and a label; three residues keep their Cα distances to scale)",
+    same = bool(ratios) and max(ratios) / min(ratios) < 1.08 and 0.003 < ratios[0] < 0.008 and len(near) == 3 and max(near.values()) < 0.006
+    print(f"     residue pins: Cα distance ratios {[round(r, 5) for r in ratios]}, nearest molecule vertex (m) {near}")
+    check("a note pinned to residue A:45 is drawn in 3D at that residue (a ball and a label on the molecule; three residues keep their Cα distances to scale)",
           bool(pins) and same and pins["A:45"][1] and "A:45" in pins["A:45"][2] and bool(listed and "at A 45" in listed),
-          f"pins {pins} ratios {ratios} list {listed!r}")
+          f"pins {pins} ratios {ratios} nearest vertex {near} list {listed!r}")
     bob.js("for (const id of ['n-res-13', 'n-res-150']) window.__proteinarRoom.sync.send({ type: 'remove-note', id })")
     bob.wait("return document.querySelectorAll('#room-notes-layer .residue-pin').length === 1", 20)
     if shots:
