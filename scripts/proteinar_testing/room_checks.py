@@ -180,10 +180,14 @@ def run(check, *, ada, bob, guest, base, room_id, shots=None):
     ahead = _off_ray(_world(tap["points"][0]), EYE, AHEAD)[1] if tap else None
     check("in AR a tap makes a dot where the finger's ray points (off-centre), not straight ahead of the phone",
           bool(tap) and len(tap["points"]) == 1 and off < 0.002 and ahead > 10, f"{tap} off the ray {off} m, {ahead}° from straight ahead")
-    # A stroke: the finger slides right to left while held; every point lies along the ray of its moment.
+    # A stroke: the finger slides right to left while held, one step for each frame the session
+    # draws (SwiftShader's frames are slow and uneven, so steps by the clock could all fall in one);
+    # every point lies along the ray of its moment.
     bob.js("""window.__ray = { origin: arguments[0], target: [0.25, 0.8, -0.5] }; window.__touch('selectstart');
-              let k = 0; window.__sweep = setInterval(() => { k++; window.__ray = { origin: arguments[0], target: [0.25 - 0.03 * k, 0.8, -0.5] };
-                if (k >= 12) { clearInterval(window.__sweep); window.__touch('selectend'); window.__swept = true; } }, 120);""", list(EYE))
+              let k = 0, seen = window.__xr.frames; window.__swept = false;
+              window.__sweep = setInterval(() => { if (window.__xr.frames === seen) return; seen = window.__xr.frames; k++;
+                window.__ray = { origin: arguments[0], target: [0.25 - 0.05 * k, 0.8, -0.5] };
+                if (k >= 6) { clearInterval(window.__sweep); window.__touch('selectend'); window.__swept = true; } }, 20);""", list(EYE))
     bob.wait("return window.__swept && !window.__proteinarRoom.sync.unacknowledged", 30)
     stroke = bob.wait(LAST, 20, count + 2, 1)
     # The finger's rays all lie in one plane (through the eye, sweeping along x); straight ahead does not.
