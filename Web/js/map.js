@@ -22,6 +22,8 @@ export function setupMap(app) {
   let markers = null;
   let mapFailed = null;    // why the map is not shown, once known
   let serial = 0;
+  let shown = [];          // the rooms on show, for re-listing them from a new centre
+  let youMarker = null;
 
   async function show() {
     const mine = ++serial;
@@ -36,6 +38,7 @@ export function setupMap(app) {
       return;
     }
     if (mine !== serial) return;
+    shown = rooms;
     // Tiles come from OpenStreetMap: if the page's Content-Security-Policy does not allow images
     // from there, the browser would refuse every tile, so the map is not tried at all.
     if (!mapFailed && !(await allows('img-src', TILES.replace(/\{.*$/, '')))) {
@@ -125,17 +128,51 @@ export function setupMap(app) {
     return leaflet;
   }
 
-  function whereAmI() {
+  // Resolves to a position, or to null; `why` (if given) hears which of refused, unavailable or timeout it was.
+  function whereAmI(why = () => {}, maximumAge = 600000) {
     return new Promise((resolve) => {
-      if (!navigator.geolocation) return resolve(null);
-      const timer = setTimeout(() => resolve(null), LOCATION_WAIT_MS + 500);
+      if (!navigator.geolocation) { why('unavailable'); return resolve(null); }
+      const timer = setTimeout(() => { why('timeout'); resolve(null); }, LOCATION_WAIT_MS + 500);
       navigator.geolocation.getCurrentPosition(
         (p) => { clearTimeout(timer); resolve({ latitude: p.coords.latitude, longitude: p.coords.longitude }); },
-        () => { clearTimeout(timer); resolve(null); },
-        { timeout: LOCATION_WAIT_MS, maximumAge: 600000 });
+        (error) => { clearTimeout(timer); why(error?.code === 1 ? 'refused' : error?.code === 3 ? 'timeout' : 'unavailable'); resolve(null); },
+        { timeout: LOCATION_WAIT_MS, maximumAge });
       return undefined;
     });
   }
+
+  // "Locate me": the map (or, without tiles, the list) centres on where the person is, asked afresh
+  // so it works after moving; a refusal is said in words, with what to do about it.
+  $('map-locate').addEventListener('click', async () => {
+    const line = $('map-located');
+    const button = $('map-locate');
+    let reason = null;
+    line.textContent = 'Finding where you are…';
+    button.disabled = true;
+    const here = await whereAmI((r) => { reason = r; }, 0);
+    button.disabled = false;
+    if (!here) {
+      line.textContent = reason === 'refused'
+        ? 'Location refused: allow this site to use your location in the browser’s settings, then try again.'
+        : reason === 'timeout' ? 'Your location could not be found in time: try again, outdoors or near a window.'
+          : 'This device cannot tell where you are.';
+      line.classList.add('error');
+      return;
+    }
+    line.classList.remove('error');
+    const where = `${here.latitude.toFixed(3)}, ${here.longitude.toFixed(3)}`;
+    $('map-section').dataset.centre = `${here.latitude.toFixed(4)},${here.longitude.toFixed(4)}`;
+    if (map && !mapFailed && window.L) {
+      map.setView([here.latitude, here.longitude], 13);
+      youMarker?.remove();
+      youMarker = window.L.circleMarker([here.latitude, here.longitude], { radius: 7, color: '#fff', weight: 3, fillColor: '#d62828', fillOpacity: 1 })
+        .bindTooltip('You are here').addTo(map);
+      line.textContent = `The map is centred on where you are (${where}).`;
+    } else {
+      line.textContent = `You are at ${where}: the rooms below are listed nearest first from there.`;
+    }
+    listRooms(shown, here, 'Nearest first, from where you are.');
+  });
 
   return { show, leave: () => { serial++; } };
 }

@@ -2,17 +2,25 @@
 // server in batches while they are drawn; the tools at the bottom (colours, brushes, Draw and Move,
 // Undo, Clear); adding a note; and drawing in AR (RoomAR).
 import { mat4, quat } from './math.js';
-import { ARPlacement } from './xr.js';
+import { AR_STATUS, ARPlacement } from './xr.js';
 import { newID } from './room-sync.js';
 import { StrokeBuilder } from './strokes.js';
+import { colourName, hexToHsl, hueColor } from './colour-names.js';
+import { findResidue, moleculeAtoms, parseResidue } from './residue-pins.js';
 
 // Points go out in batches this often while a finger moves (add-stroke, then extend-stroke).
 const BATCH_MS = 50;
 // The server's limits: points a message, points a stroke.
 const POINTS_PER_MESSAGE = 500;
 const POINTS_PER_STROKE = 5000;
-// In AR, new points appear this far in front of the phone.
+// In AR, a touch draws where its ray reaches the molecule's distance from the phone, kept between
+// these (a molecule behind the phone or at arm's length still gives a stroke one can see).
+const AR_NEAR_M = 0.1;
+const AR_FAR_M = 1.5;
+// Without a ray to follow (a browser that gives none), new points appear this far ahead of the phone.
 const AR_REACH_M = 0.15;
+// What a finger does in AR once the room stands on the table, for the overlay's hint line.
+export const AR_DRAW_HINT = 'Touch and move your finger to draw where it points; tap for a dot. Two fingers pinch and turn the room.';
 
 export const SWATCHES = [['#1d2433', 'Black'], ['#d62828', 'Red'], ['#f77f00', 'Orange'], ['#2b9348', 'Green'], ['#1e6fd9', 'Blue'], ['#8e44ad', 'Purple']];
 export const BRUSHES = [['fine', 'Fine', 0.002], ['medium', 'Medium', 0.005], ['bold', 'Bold', 0.012]];
@@ -185,13 +193,22 @@ export function setupRoomInput(app, roomScreen) {
     'data-color': value, 'data-needs-draw': '', onclick: () => pickColor(value),
   })));
   $('room-color-custom').addEventListener('input', (e) => pickColor(e.target.value));
-  function pickColor(value) {
+  // The hue slider picks any colour of the wheel with one thumb, where the picker needs a dialog.
+  $('room-hue').addEventListener('input', (e) => pickColor(hueColor(Number(e.target.value)), { fromSlider: true }));
+  let announced = '';
+  function pickColor(value, { fromSlider = false, quiet = false } = {}) {
     color = value.toLowerCase();
     for (const b of swatches.querySelectorAll('.swatch')) b.setAttribute('aria-pressed', String(b.dataset.color === color));
     $('room-color-custom').value = color;
+    if (!fromSlider) $('room-hue').value = String(Math.round(hexToHsl(color).h));
     $('room-tools').style.setProperty('--brush', color);
+    // Said once per name (a slider sends many inputs per name), by the swatch's own name if it has one.
+    const name = SWATCHES.find(([v]) => v === color)?.[1].toLowerCase() ?? colourName(color);
+    $('room-hue').setAttribute('aria-valuetext', name);
+    if (!quiet && name !== announced) $('room-colour-said').textContent = `Colour: ${name}`;
+    announced = name;
   }
-  pickColor(color);
+  pickColor(color, { quiet: true });
 
   $('room-brushes').replaceChildren(...BRUSHES.map(([key, name, size]) => el('button', {
     type: 'button', class: `brush brush-${key}`, 'aria-label': `${name} brush (${size * 1000} mm)`, 'aria-pressed': String(size === width),
@@ -234,17 +251,37 @@ export function setupRoomInput(app, roomScreen) {
   // ---- Adding a note ----
   $('room-note').addEventListener('click', () => {
     $('room-note-text').value = '';
+    $('room-note-residue').value = '';
     $('room-note-error').textContent = '';
     $('room-dialog-note').showModal();
     $('room-note-text').focus();
   });
-  $('room-note-form').addEventListener('submit', (e) => {
+  $('room-note-form').addEventListener('submit', async (e) => {
     e.preventDefault();
     const text = $('room-note-text').value.trim();
     if (text.length < 1 || text.length > 500) {
       $('room-note-error').textContent = 'A note has 1 to 500 characters.';
       $('room-note-text').focus();
       return;
+    }
+    // A residue in its own field, else one named in the text ("A:45"): the note is pinned to it.
+    const typed = $('room-note-residue').value.trim();
+    const asked = parseResidue(typed) ?? (typed ? null : parseResidue(text));
+    if (typed && !asked) {
+      $('room-note-error').textContent = 'Name the residue by chain and number, as A:45, or by name and number, as Lys 13.';
+      $('room-note-residue').focus();
+      return;
+    }
+    if (asked) {
+      const anchor = await residueAnchor(asked);
+      if (typeof anchor === 'string') {
+        // Only an error when the person typed the residue themselves; one read from the text is a guess.
+        if (typed) { $('room-note-error').textContent = anchor; $('room-note-residue').focus(); return; }
+      } else {
+        $('room-dialog-note').close();
+        addNote(text, anchor);
+        return;
+      }
     }
     $('room-dialog-note').close();
     if (e.submitter?.value === 'pick') {
@@ -258,6 +295,19 @@ export function setupRoomInput(app, roomScreen) {
   });
   $('room-note-cancel').addEventListener('click', () => $('room-dialog-note').close());
 
+  // {chain, residue} for the server, once the residue is found in the room's molecule; else why not.
+  async function residueAnchor(asked) {
+    const molecule = roomScreen.sync?.state.molecule?.moleculeID;
+    if (!molecule) return 'This room has no molecule to pin a residue of.';
+    try {
+      const found = findResidue(await moleculeAtoms(molecule), asked);
+      if (found) return { chain: found.chain, residue: found.number };
+      return `${molecule} has no residue ${asked.chain ? `${asked.chain}:` : ''}${asked.name ?? ''}${asked.number}.`;
+    } catch (error) {
+      return `The residue could not be looked up: ${error.message}.`;
+    }
+  }
+
   function addNote(text, anchor) {
     if (!roomScreen.sync) return;
     roomScreen.sync.send({ type: 'add-note', id: newID('n'), text, anchor });
@@ -265,8 +315,8 @@ export function setupRoomInput(app, roomScreen) {
   }
 
   // ---- AR ----
-  // In AR the same strokes float in the room placed on the table; a finger on the screen draws a
-  // stroke a hand's width in front of the phone, following it as it moves.
+  // In AR the same strokes float in the room placed on the table; a finger on the screen draws
+  // where it points, at the molecule's distance (RoomAR), following it as it moves.
   const arDraw = {
     mayDraw: () => Boolean(roomScreen.sync) && mayDraw(),
     begin(point) { if (!drawing) beginStroke(point, null, { ar: true }); },
@@ -304,17 +354,33 @@ export class RoomAR extends ARPlacement {
     super._listen();
     const signal = this._events.signal;
     // Registered after ARPlacement's own: once placed, a touch draws instead of dragging.
-    this.session.addEventListener('selectstart', () => {
+    this.session.addEventListener('selectstart', (e) => {
       if (!this.position || !this.draw.mayDraw()) return;
       this._dragging = false;
       this._drawingAR = true;
       this._arStarted = false;
+      this._tapped = false;
+      // A finger on the screen is a transient input whose target ray runs from the camera through
+      // the finger: the stroke follows that ray, not the middle of the screen.
+      this._source = e.inputSource?.targetRaySpace ? e.inputSource : null;
+      this._depth = null;
     }, { signal });
     this.session.addEventListener('selectend', () => {
       if (!this._drawingAR) return;
+      if (!this._arStarted) {
+        // Lifted before a frame drew anything: a tap, which the next frame makes a dot.
+        this._tapped = true;
+        return;
+      }
       this._drawingAR = false;
+      this._source = null;
       this.draw.end(true);
     }, { signal });
+  }
+
+  _say(text) {
+    // Once placed, the hint says what a touch does here: it draws rather than dragging the room.
+    super._say(text === AR_STATUS.placed && this.draw.mayDraw() ? AR_DRAW_HINT : text);
   }
 
   _placementMatrix() {
@@ -331,14 +397,17 @@ export class RoomAR extends ARPlacement {
       this.draw.end(false);
       return;
     }
-    const pose = frame.getViewerPose(this.space);
-    const eye = pose?.views?.[0]?.transform?.inverse?.matrix;
-    if (!eye) return;
-    const camera = mat4.invert(mat4.create(), eye);
-    const toRoom = camera && mat4.invert(mat4.create(), this._placementMatrix());
+    const ray = this._ray(frame);
+    const toRoom = ray && mat4.invert(mat4.create(), this._placementMatrix());
     if (!toRoom) return;
-    // A point AR_REACH_M in front of the camera (its -z axis), in the room's coordinates.
-    const world = [0, 1, 2].map((i) => camera[12 + i] - camera[8 + i] * AR_REACH_M);
+    if (this._depth === null) {
+      // The depth is the molecule's distance when the finger goes down, kept for the whole stroke
+      // so a stroke lies on one shell round the phone rather than jumping in and out.
+      const centre = this._roomCentre();
+      const along = ray.direction.reduce((sum, d, i) => sum + d * (centre[i] - ray.origin[i]), 0);
+      this._depth = this._source ? Math.min(AR_FAR_M, Math.max(AR_NEAR_M, along)) : AR_REACH_M;
+    }
+    const world = [0, 1, 2].map((i) => ray.origin[i] + ray.direction[i] * this._depth);
     const point = [0, 1, 2].map((i) => Math.round((toRoom[i] * world[0] + toRoom[4 + i] * world[1] + toRoom[8 + i] * world[2] + toRoom[12 + i]) * 1e4) / 1e4);
     if (!this._arStarted) {
       this._arStarted = true;
@@ -346,11 +415,38 @@ export class RoomAR extends ARPlacement {
     } else {
       this.draw.add(point);
     }
+    if (this._tapped) {
+      this._drawingAR = false;
+      this._source = null;
+      this.draw.end(true);
+    }
+  }
+
+  /** The ray the touch draws along (world space): the finger's target ray, else the camera's -z. */
+  _ray(frame) {
+    const rayPose = this._source && frame.getPose?.(this._source.targetRaySpace, this.space);
+    const m = rayPose?.transform?.matrix ?? cameraMatrix(frame.getViewerPose(this.space));
+    if (!m) return null;
+    const length = Math.hypot(m[8], m[9], m[10]) || 1;
+    return { origin: [m[12], m[13], m[14]], direction: [-m[8] / length, -m[9] / length, -m[10] / length] };
+  }
+
+  /** The middle of what stands on the table (the molecule, else the room's floor ring), in world space. */
+  _roomCentre() {
+    const c = this.viewer.bounds.center;
+    const m = this._placementMatrix();
+    return [0, 1, 2].map((i) => m[i] * c[0] + m[4 + i] * c[1] + m[8 + i] * c[2] + m[12 + i]);
   }
 
   _finish() {
     if (this._drawingAR) this.draw.end(true);
     this._drawingAR = false;
+    this._source = null;
     super._finish();
   }
+}
+
+function cameraMatrix(pose) {
+  const eye = pose?.views?.[0]?.transform?.inverse?.matrix;
+  return eye ? mat4.invert(mat4.create(), eye) : null;
 }

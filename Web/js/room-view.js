@@ -10,10 +10,14 @@ import { mat4 } from './math.js';
 import { MoleculeViewer } from './viewer.js';
 import { RoomSync } from './room-sync.js';
 import { RoomAR, setupRoomInput } from './room-input.js';
+import { setupRoomPlace } from './room-place.js';
+import { findResidue, moleculeAtoms, residuePoint } from './residue-pins.js';
 import { floorMesh, strokeBounds, strokeMesh } from './strokes.js';
 
 // An empty room's space: a floor ring of 20 cm and room above it, about what a molecule takes.
 const EMPTY_ROOM = { center: [0, 0.1, 0], radius: 0.22 };
+// A note pinned to a residue shows as a ball of this diameter (metres) at the residue, in the note's yellow.
+const RESIDUE_MARK = { color: '#e0a800', width: 0.012 };
 
 /**
  * @param {{$: Function, el: Function, say: Function, ready: () => Promise, copyLinkButton: Function,
@@ -35,6 +39,9 @@ export function setupRoomScreen(app) {
   let moleculeKey = null;
   let statusTimer = 0;
   let lastView = '';
+  const place = setupRoomPlace(app, { roomID: () => roomID, saved: (updated) => showRoom({ ...updated, role: room?.role ?? updated.role }) });
+  let moleculeFrame = null;    // the shown molecule's id, style, GLB box and placement: for residue pins
+  const residueMarks = new Map();  // note id -> where its residue is (room metres)
 
   // ---- Viewer ----
   function ensureViewer() {
@@ -124,6 +131,8 @@ export function setupRoomScreen(app) {
     viewer?.setModel(null);
     viewer?.setExtras(floor ? [floor] : []);
     $('room-notes-layer').replaceChildren();
+    residueMarks.clear();
+    moleculeFrame = null;
     $('room-hint').hidden = true;
     $('room-notes').replaceChildren();
     $('room-peers').replaceChildren();
@@ -138,14 +147,16 @@ export function setupRoomScreen(app) {
     $('room-title').textContent = r.name;
     document.title = `${r.name} · ProteinAR`;
     $('room-facts').textContent = [r.ownerName ? `by ${r.ownerName}` : null, r.isPublic ? 'public' : 'private',
-      r.guestsMayDraw ? 'guests may draw' : 'guests watch'].filter(Boolean).join(' · ');
+      r.guestsMayDraw ? 'guests may draw' : 'guests watch', place.describe(r.location)].filter(Boolean).join(' · ');
     $('room-link-slot').replaceChildren(app.copyLinkButton(r));
     $('room-signin').hidden = Boolean(api.currentAccount());
     $('room-signin-link').href = `#/signin/${encodeURIComponent(`#/draw/${r.id}`)}`;
     $('room-members').hidden = r.role !== 'owner';
     $('room-settings').hidden = r.role !== 'owner';
+    $('room-place').hidden = r.role !== 'owner';
     $('room-public').checked = Boolean(r.isPublic);
     $('room-guests-draw').checked = Boolean(r.guestsMayDraw);
+    if (r.role === 'owner') place.show(r);
     updateTools();
   }
 
@@ -236,6 +247,9 @@ export function setupRoomScreen(app) {
     const shown = new Map();
     for (const stroke of sync.state.strokes.values()) shown.set(stroke.id, stroke);
     for (const [id, stroke] of local) if (!stroke.removed) shown.set(id, stroke);
+    // Residue notes' balls go with the strokes (a dot each): in the 3D view, where the molecule
+    // hides them when it is in front, and on the table in AR.
+    for (const [id, point] of residueMarks) shown.set(`note:${id}`, { points: [point], ...RESIDUE_MARK });
     for (const [id, entry] of drawn) {
       if (!shown.has(id)) {
         viewer.releaseOverlay(entry.upload);
@@ -254,7 +268,8 @@ export function setupRoomScreen(app) {
     viewer.setExtras(floor && !viewer.model ? [floor, ...uploads] : uploads, strokeBounds(shown.values()));
     // For tests and for anyone inspecting the page: what the view holds.
     stage.dataset.strokes = String(sync.state.strokes.size);
-    stage.dataset.shown = String(shown.size);
+    stage.dataset.shown = String(shown.size - residueMarks.size);
+    stage.dataset.residueMarks = String(residueMarks.size);
   }
 
   async function showMolecule() {
@@ -262,8 +277,11 @@ export function setupRoomScreen(app) {
     const key = placement ? JSON.stringify(placement) : null;
     if (key === moleculeKey || !viewer) return;
     moleculeKey = key;
+    moleculeFrame = null;
+    residueMarks.clear();
     if (!placement) {
       viewer.setModel(null);
+      showNotes();
       queueRender();
       return;
     }
@@ -278,6 +296,8 @@ export function setupRoomScreen(app) {
       // The placement moves the model into the room (column-major, metres).
       const matrix = new Float32Array(placement.transform?.length === 16 ? placement.transform : mat4.create());
       viewer.setModel(combineModels([{ model, matrix }]));
+      moleculeFrame = { id: placement.moleculeID, style: placement.style || 'cartoon', bounds: model.bounds, matrix };
+      showNotes();
       queueRender();
       app.onSubjectChange();
     } catch (error) {
@@ -325,15 +345,49 @@ export function setupRoomScreen(app) {
       pin.anchor = note.anchor.point;
       return pin;
     }));
+    for (const id of residueMarks.keys()) if (!sync.state.notes.has(id)) residueMarks.delete(id);
+    for (const note of notes) if (note.anchor && !note.anchor.point) pinResidue(note);
     placeNoteLabels();
+    queueRender();
+  }
+
+  // A residue note's label and ball, once the residue is found in the molecule's file (and the
+  // molecule is shown: the ball goes where the model is). Not found, the note stays in the list.
+  async function pinResidue(note) {
+    const frame = moleculeFrame;
+    if (!frame || !sync) return;
+    const { chain, residue: number } = note.anchor;
+    let point;
+    try {
+      const atoms = await moleculeAtoms(frame.id);
+      const residue = findResidue(atoms, { chain, number });
+      if (!residue) return;
+      point = residuePoint(atoms, residue, frame.bounds, frame.matrix, frame.style);
+    } catch {
+      return;  // the list still says "at A 45"
+    }
+    if (frame !== moleculeFrame || !sync?.state.notes.has(note.id)) return;
+    residueMarks.set(note.id, point);
+    const layer = $('room-notes-layer');
+    layer.querySelector(`[data-note="${CSS.escape(note.id)}"]`)?.remove();
+    const pin = el('div', { class: 'note-pin residue-pin', 'data-note': note.id, 'data-residue': `${chain}:${number}`, 'data-point': point.join(' ') });
+    pin.textContent = `${chain}:${number} · ${note.text}`;
+    pin.anchor = point;
+    layer.append(pin);
+    placeNoteLabels();
+    queueRender();
   }
 
   function placeNoteLabels() {
     if (!viewer) return;
+    const width = canvas.clientWidth;
     for (const pin of $('room-notes-layer').children) {
       const at = viewer.project(pin.anchor);
       pin.hidden = !at.inFront;
-      pin.style.transform = `translate(${at.x.toFixed(1)}px, ${at.y.toFixed(1)}px)`;
+      // In the right part of the view the label reads leftwards from its point, so it is not cut off.
+      const flip = at.x > width * 0.55;
+      pin.classList.toggle('flip', flip);
+      pin.style.transform = `translate(${at.x.toFixed(1)}px, ${at.y.toFixed(1)}px)${flip ? ' translateX(-100%)' : ''}`;
     }
   }
 

@@ -24,6 +24,7 @@ from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser
 from proteinar_testing.http_client import fetch
 from proteinar_testing.paths import CHECK_USDZ
 from proteinar_testing.report import Tally
+from proteinar_testing import room_checks
 from proteinar_testing.server import ServerProcess
 from proteinar_testing.venv import require
 
@@ -47,7 +48,10 @@ def strokes(browser):
 
 
 def draw(browser, path, pause_ms=30):
-    """Drags the mouse over the room's canvas along `path` (pixel offsets from its centre)."""
+    """Drags the mouse over the room's canvas along `path` (pixel offsets from its centre), first
+    scrolled to the middle of the window: typing into a form further down scrolls the page, and the
+    canvas's middle must not end up under the top bar or the drawing tools."""
+    browser.js("document.getElementById('room-viewer').scrollIntoView({ block: 'center' })")
     canvas = browser.find("#room-viewer")
     origin = {ELEMENT: canvas}
     actions = [{"type": "pointerMove", "duration": 0, "origin": origin, "x": path[0][0], "y": path[0][1]},
@@ -366,6 +370,9 @@ try:
     guest.go(base + "/#/map")
     far = guest.wait("const l = [...document.querySelectorAll('#map-list li[data-km]')]; return l.length === 3 && document.getElementById('map-origin').textContent", 40)
     check("without the person's location, distances are from the middle of the map (or of the rooms)", bool(far and "not shared" in far), str(far))
+
+    # ---- Issue 17's phone features: hue slider, residue notes in 3D, AR along the finger's ray, the room's place, Locate me ----
+    room_checks.run(check, ada=ada, bob=bob, guest=guest, base=base, room_id=room_id, shots=shots)
 except Exception as e:
     import traceback; traceback.print_exc()
     check("the browser run finished", False, repr(e))
