@@ -2,7 +2,7 @@
 // Draw together (rooms, a room, sign-in, profile, map); the top bar's Menu, Record, Camera and
 // Exit; progress and errors announced in one live region; the notice on a page that is not
 // secure. The screens are modules of their own: explore.js, build.js, library.js, account.js,
-// rooms.js, room-view.js and map.js. Nothing here needs inline scripts or styles: the server's
+// rooms.js, room-view.js and map.js; offline.js installs the app for offline use. Nothing here needs inline scripts or styles: the server's
 // Content-Security-Policy allows neither.
 import { MoleculeViewer } from './viewer.js';
 import { ARPlacement, immersiveARSupported } from './xr.js';
@@ -15,6 +15,7 @@ import { setupRooms } from './rooms.js';
 import { allows } from './policy.js';
 import { setupRoomScreen } from './room-view.js';
 import { setupMap } from './map.js';
+import { setupOffline } from './offline.js';
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
@@ -110,6 +111,7 @@ build = setupBuild({ $, el, say, account, viewer: () => buildViewer, onBuilt: ()
 const library = setupLibrary({ $, el, say, account });
 const roomScreen = setupRoomScreen({ $, el, say, ready: account.ready, copyLinkButton: rooms.copyLinkButton, onSubjectChange: () => updateAR() });
 const map = setupMap({ $, el, say });
+setupOffline({ $ });
 
 // ---- AR ----
 // One "View in AR" button that does what the device can: AR Quick Look on iOS (a rel="ar" link to the

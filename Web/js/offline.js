@@ -1,0 +1,163 @@
+// Offline use: registers the service worker (/sw.js), shows the banner that says what works while
+// the network is away, and keeps molecules on this device for good ("Keep offline"). The service
+// worker keeps the last 20 molecules opened on its own; a kept molecule's files go into a cache of
+// their own, which it answers from offline and never empties.
+import * as api from './api.js';
+
+const KEPT = 'proteinar-kept-v1';  // sw.js reads this cache; the name must match
+// The model Explore shows first (explore.js's defaults): what Keep offline fetches when the
+// molecule has not been seen in any style on this device yet.
+const DEFAULT_MODEL = { style: 'auto', hide: 'water', compression: 'meshopt' };
+
+/** Whether this browser can keep files offline: service workers and the Cache API live only on
+ * secure pages (HTTPS, or localhost). */
+export const offlineSupported = () => 'serviceWorker' in navigator && 'caches' in window;
+
+const path = (id) => `/api/molecules/${encodeURIComponent(id)}`;
+const belongsTo = (request, id) => {
+  const p = new URL(request.url).pathname;
+  return p === path(id) || p.startsWith(`${path(id)}/`);
+};
+
+/** Whether `id` is kept offline on this device. */
+export async function isKept(id) {
+  if (!offlineSupported()) return false;
+  return Boolean(await (await caches.open(KEPT)).match(path(id)));
+}
+
+/** Keeps `id`'s details, pictures and models (every style opened on this device, and the first
+ * one Explore shows) in the kept cache. */
+export async function keep(id) {
+  const models = new Set();
+  for (const name of await caches.keys()) {
+    if (!name.startsWith('proteinar-')) continue;
+    for (const request of await (await caches.open(name)).keys()) {
+      if (belongsTo(request, id) && new URL(request.url).pathname.endsWith('/model.glb')) models.add(request.url);
+    }
+  }
+  if (models.size === 0) models.add(new URL(await api.prepareModel(id, 'glb', DEFAULT_MODEL), location.href).href);
+  const files = [path(id), `${path(id)}/thumbnail.png?size=64`, `${path(id)}/thumbnail.png?size=256`, ...models];
+  const cache = await caches.open(KEPT);
+  // Fetched first, written after: a failure halfway leaves nothing half kept. The details go in
+  // last, since they are what marks the molecule kept.
+  const answers = await Promise.all(files.map(async (url) => {
+    let response;
+    try {
+      response = await fetch(url);
+    } catch {
+      throw new api.ApiError('The server cannot be reached. Check the connection and try again.', 0);
+    }
+    if (!response.ok) throw new api.ApiError(`Could not keep ${id}: ${response.status} ${response.statusText}`, response.status);
+    return [url, response];
+  }));
+  for (const [url, response] of answers.reverse()) await cache.put(url, response);
+}
+
+/** Lets `id` go: its files leave the kept cache (the recent cache may still hold them a while). */
+export async function unkeep(id) {
+  const cache = await caches.open(KEPT);
+  await cache.delete(path(id));  // first: a half-removed molecule is no longer counted kept
+  for (const request of await cache.keys()) if (belongsTo(request, id)) await cache.delete(request);
+}
+
+/** {molecules, bytes}: how much is kept offline on this device. */
+export async function keptSize() {
+  if (!offlineSupported()) return { molecules: 0, bytes: 0 };
+  const cache = await caches.open(KEPT);
+  let molecules = 0;
+  let bytes = 0;
+  for (const request of await cache.keys()) {
+    if (/^\/api\/molecules\/[^/]+$/.test(new URL(request.url).pathname)) molecules += 1;
+    bytes += (await (await cache.match(request)).blob()).size;
+  }
+  return { molecules, bytes };
+}
+
+export function formatBytes(bytes) {
+  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
+  return `${Math.max(1, Math.round(bytes / 1e3))} KB`;
+}
+
+/** A sentence for the person: how much this device keeps for them. */
+export async function keptSummary() {
+  const { molecules, bytes } = await keptSize();
+  if (!molecules) return 'Nothing is kept offline on this device yet.';
+  return `Kept offline on this device: ${molecules} molecule${molecules === 1 ? '' : 's'}, ${formatBytes(bytes)}.`;
+}
+
+/**
+ * A "Keep offline" toggle for `id` (aria-pressed), and a line beside it saying how much is kept.
+ * @param {{el: Function, say: Function}} app
+ */
+export function keepOfflineToggle(app, id, { label = `Keep ${id} offline on this device`, text = 'Keep offline', note = null } = {}) {
+  const { el, say } = app;
+  const button = el('button', { type: 'button', class: 'keep keep-offline', 'aria-pressed': 'false', 'aria-label': label }, text);
+  const showNote = async () => { if (note) note.textContent = await keptSummary(); };
+  isKept(id).then((kept) => button.setAttribute('aria-pressed', String(kept)));
+  button.addEventListener('click', async () => {
+    const keeping = button.getAttribute('aria-pressed') !== 'true';
+    button.disabled = true;
+    try {
+      if (keeping) {
+        say(`Keeping ${id} on this device…`);
+        await keep(id);
+      } else {
+        await unkeep(id);
+      }
+      button.setAttribute('aria-pressed', String(keeping));
+      say(keeping ? `${id} is kept on this device: it opens without a network. ${await keptSummary()}`
+        : `${id} is no longer kept offline. ${await keptSummary()}`);
+      await showNote();
+    } catch (error) {
+      say(error.message, { error: true });
+    } finally {
+      button.disabled = false;
+    }
+  });
+  showNote();
+  return button;
+}
+
+// The molecule files this page fetched (from the browser's own record of what it loaded), again:
+// the details first, since they mark the molecule opened, then its pictures and models.
+async function refetchShown() {
+  const urls = [...new Set(performance.getEntriesByType('resource').map((e) => e.name))].map((name) => new URL(name))
+    .filter((url) => url.origin === location.origin && /^\/api\/molecules\/[^/]+(\/(thumbnail\.png|model\.glb))?$/.test(url.pathname))
+    .map((url) => url.href);
+  const details = urls.filter((url) => /^\/api\/molecules\/[^/]+$/.test(new URL(url).pathname));
+  try {
+    for (const url of details) await fetch(url, { headers: { Accept: 'application/json' } });
+    await Promise.all(urls.filter((url) => !details.includes(url)).map((url) => fetch(url)));
+  } catch {
+    // Offline already: nothing more to keep.
+  }
+}
+
+/**
+ * Registers the service worker and runs the offline banner.
+ * @param {{$: Function}} app
+ */
+export function setupOffline({ $ }) {
+  const banner = $('offline-banner');
+  let failed = false;  // a request just failed for want of network, though the browser says online
+  const update = () => { banner.hidden = navigator.onLine && !failed; };
+  window.addEventListener('offline', update);
+  window.addEventListener('online', () => { failed = false; update(); });
+  // api.js and the service worker say when the server cannot be reached, and when it answers again.
+  window.addEventListener(api.NETWORK_EVENT, (e) => { failed = !e.detail.up; update(); });
+  if (offlineSupported()) {
+    navigator.serviceWorker.addEventListener('message', (e) => {
+      if (e.data?.type === 'network') { failed = !e.data.up; update(); }
+    });
+    // On the very first visit the page loads before the worker runs: once it takes control, the
+    // molecule already shown is asked for again, through it, so that one too opens offline later.
+    if (!navigator.serviceWorker.controller) {
+      navigator.serviceWorker.addEventListener('controllerchange', refetchShown, { once: true });
+    }
+    // After the page has loaded: installing copies the app's files, which should not slow the first view.
+    const register = () => navigator.serviceWorker.register('/sw.js').catch(() => { /* the app works without it, online */ });
+    if (document.readyState === 'complete') register();
+    else window.addEventListener('load', register, { once: true });
+  }
+  update();
+}

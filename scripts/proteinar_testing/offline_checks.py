@@ -1,0 +1,114 @@
+"""check-web.py's checks of installing the app and using it offline, in a browser of their own at
+phone size (a fresh profile: no service worker from the other checks): the manifest (parsed, its
+icons loaded at their sizes), the service worker registered and controlling the page, a molecule
+opened before that opens again after an offline reload (its title and a drawn 3D view), the offline
+banner shown offline and gone online, and Keep offline putting a molecule's files in its cache."""
+import json, time
+
+from proteinar_testing.browser import Browser
+
+KEPT = "proteinar-kept-v1"
+
+# The manifest as the page links it, parsed, with each icon loaded: [manifest, [[src, purpose, sizes, width, height]], apple-touch-icon size].
+MANIFEST = """const done = arguments[arguments.length - 1];
+const size = (src) => new Promise((ok) => { const i = new Image(); i.onload = () => ok([i.naturalWidth, i.naturalHeight]); i.onerror = () => ok([0, 0]); i.src = src; });
+(async () => {
+  const link = document.querySelector('link[rel=manifest]');
+  const manifest = await (await fetch(link.href)).json();
+  const icons = [];
+  for (const icon of manifest.icons ?? []) icons.push([icon.src, icon.purpose ?? 'any', icon.sizes, ...(await size(new URL(icon.src, link.href).href))]);
+  const apple = document.querySelector('link[rel=apple-touch-icon]');
+  return [manifest, icons, apple ? await size(apple.href) : null];
+})().then(done, (e) => done(String(e)));"""
+
+# Whether a cache holds a molecule's details and a model: [details, models].
+CACHED = """const done = arguments[arguments.length - 1];
+caches.open(arguments[0]).then((c) => c.keys()).then((keys) => {
+  const paths = keys.map((r) => new URL(r.url).pathname);
+  done([paths.includes('/api/molecules/' + arguments[1]), paths.filter((p) => p.startsWith('/api/molecules/' + arguments[1] + '/model.glb')).length]);
+}, (e) => done(String(e)));"""
+
+DRAWN = """const c = document.getElementById('viewer'); if (!c.width) return null;
+const t = document.createElement('canvas'); t.width = c.width; t.height = c.height; const x = t.getContext('2d'); x.drawImage(c, 0, 0);
+const d = x.getImageData(c.width * .3, c.height * .3, c.width * .4, c.height * .4).data; let n = 0;
+for (let i = 0; i < d.length; i += 4) if (d[i] < 245 || d[i+1] < 245 || d[i+2] < 245) n++;
+return n > d.length / 4 * 0.02 && n;"""
+TITLE = "const t = document.getElementById('details-title'); return !document.getElementById('details').hidden && t.textContent.startsWith(arguments[0]) && t.textContent"
+BANNER = "const b = document.getElementById('offline-banner'); return !b.hidden && b.getBoundingClientRect().height > 0 && b.textContent"
+
+
+def offline(b, on):
+    """Takes the network away (or gives it back) as DevTools' Offline does: for the page and for its
+    service worker, whose own fetches the page's emulation does not cover."""
+    conditions = {"offline": on, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
+    b.cdp("Network.enable")
+    b.cdp("Network.emulateNetworkConditions", conditions)
+    for target in b.cdp("Target.getTargets")["targetInfos"]:
+        if target["type"] != "service_worker": continue
+        # chromedriver forwards commands to the page only: the worker's session gets its commands
+        # wrapped (Target.sendMessageToTarget); the answers come back as events nobody reads.
+        # One session per worker, kept: the conditions belong to the session that set them.
+        sessions = b.__dict__.setdefault("worker_sessions", {})
+        if target["targetId"] not in sessions:
+            sessions[target["targetId"]] = b.cdp("Target.attachToTarget", {"targetId": target["targetId"], "flatten": False})["sessionId"]
+        session = sessions[target["targetId"]]
+        for i, (method, params) in enumerate([("Network.enable", {}), ("Network.emulateNetworkConditions", conditions)]):
+            b.cdp("Target.sendMessageToTarget", {"sessionId": session, "message": json.dumps({"id": i + 1, "method": method, "params": params})})
+
+
+def check_offline(base, check, shot, molecule="1AKE"):
+    """`shot(name)` saves a screenshot when the run keeps them. Returns the browser's CSP messages."""
+    b = Browser(width=390, height=844)
+    try:
+        # A phone's screen (headless windows are at least 500 px wide).
+        b.cdp("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+        b.go(f"{base}/#/explore/{molecule}")
+        found = b.js_async(MANIFEST)
+        manifest, icons, apple = found if isinstance(found, list) else ({}, [], None)
+        sizes = {(i[1], i[2]): (i[3], i[4]) for i in icons}
+        check("installable: the manifest names the app, start_url and display standalone, with icons of 192 and 512 px (and a maskable one) that load at those sizes, and a 180 px apple-touch-icon",
+              manifest.get("name") == "ProteinAR" and manifest.get("short_name") and manifest.get("start_url") == "/"
+              and manifest.get("display") == "standalone" and manifest.get("theme_color") and manifest.get("background_color")
+              and sizes.get(("any", "192x192")) == (192, 192) and sizes.get(("any", "512x512")) == (512, 512)
+              and sizes.get(("maskable", "512x512")) == (512, 512) and apple == [180, 180], str(found)[:600])
+        sw = b.wait("""const c = navigator.serviceWorker && navigator.serviceWorker.controller;
+                       return c && c.state === 'activated' && new URL(c.scriptURL).pathname""", 30)
+        check("the service worker (/sw.js) is registered and controls the page", sw == "/sw.js", str(sw))
+        # A molecule opened before: once more online under the worker (a first visit runs before it).
+        b.go(f"{base}/?again#/explore/{molecule}")
+        ready = b.wait(DRAWN, 90) and b.wait(TITLE, 10, molecule)
+        cached = None
+        for _ in range(50):  # the worker writes the cache as the answers pass: a moment after the view
+            cached = b.js_async(CACHED, "proteinar-recent-v1", molecule)
+            if isinstance(cached, list) and cached[0] and cached[1]: break
+            time.sleep(0.2)
+        offline(b, True)
+        b.go(f"{base}/?offline#/explore/{molecule}")  # another address: the page itself comes from the cache, not the memory
+        title = b.wait(TITLE, 30, molecule)
+        drawn = b.wait(DRAWN, 60)
+        # The worker marks what it answers from its cache because the network failed.
+        served = b.js_async("""const done = arguments[arguments.length - 1];
+            fetch('/api/molecules/' + encodeURIComponent(arguments[0])).then((r) => done(r.ok && r.headers.get('X-Served-Offline')), (e) => done(String(e)));""", molecule)
+        check(f"offline, a reload still shows the app and {molecule} opened before: its title and a drawn 3D view, from the service worker's cache",
+              bool(ready and title and drawn and served == "1"), f"before {ready} {cached}; offline: title {title!r}, drawn {drawn}, served offline {served!r}")
+        banner = b.wait(BANNER, 10)
+        check("offline, a banner says so and what still works", bool(banner and "You are offline" in banner and "opened or kept" in banner
+                                                                  and "need the network" in banner), str(banner))
+        shot("offline-banner", b)
+        offline(b, False)
+        check("back online, the banner goes", bool(b.wait("return document.getElementById('offline-banner').hidden", 10)))
+        # Keep offline: the molecule's details and model go into the kept cache, and the page says how much is kept.
+        b.click("#details-offline button")
+        pressed = b.wait("const b = document.querySelector('#details-offline button'); return b.getAttribute('aria-pressed') === 'true' && !b.disabled", 60)
+        kept = b.js_async(CACHED, KEPT, molecule)
+        note = b.wait("const n = document.getElementById('details-offline-note').textContent; return n.includes('1 molecule') && n", 10)
+        label = b.js("const b = document.querySelector('#details-offline button'); return [b.getAttribute('aria-label'), b.getBoundingClientRect().height]")
+        check("Keep offline keeps the molecule on this device (its details and model in the kept cache) and says how much is kept",
+              bool(pressed and isinstance(kept, list) and kept[0] and kept[1] >= 1 and note and ("MB" in note or "KB" in note))
+              and label[0] == f"Keep {molecule} offline on this device" and label[1] >= 44, f"{pressed} {kept} {note!r} {label}")
+    except Exception as e:  # noqa: BLE001 — one failed check, not a stopped run
+        check("the offline run finished", False, repr(e))
+    finally:
+        csp = b.csp_violations()
+        b.close()
+    return csp
