@@ -82,20 +82,20 @@ self.addEventListener('fetch', (event) => {
   const url = new URL(request.url);
   if (url.origin !== location.origin) return;
   if (url.pathname.startsWith('/v/')) {
-    event.respondWith(cacheFirst(request));
+    event.respondWith(cacheFirst(event));
   } else if (request.mode === 'navigate' || url.pathname === '/' || url.pathname === '/index.html') {
-    event.respondWith(thePage(request));
+    event.respondWith(thePage(event));
   } else if (STATIC.includes(url.pathname)) {
-    event.respondWith(networkFirst(request, () => SHELL));
+    event.respondWith(networkFirst(event, async () => SHELL));
   } else if (url.pathname === '/api/molecules' && !url.searchParams.has('mine')) {
     // The library's list, the same for everyone (My molecules, ?mine=true, is not kept).
-    event.respondWith(networkFirst(request, () => RECENT));
+    event.respondWith(networkFirst(event, async () => RECENT));
   } else {
     const match = MOLECULE_FILE.exec(url.pathname);
     if (!match) return;
     const id = decodeURIComponent(match[1]);
     if (/text\/event-stream/.test(request.headers.get('Accept') ?? '')) event.respondWith(modelProgress(request));
-    else event.respondWith(networkFirst(request, () => moleculeCache(id, url.pathname === `/api/molecules/${match[1]}`)));
+    else event.respondWith(networkFirst(event, () => moleculeCache(id, url.pathname === `/api/molecules/${match[1]}`)));
   }
 });
 
@@ -109,22 +109,36 @@ async function moleculeCache(id, opened) {
   return (await recentIDs()).includes(id) ? RECENT : null;
 }
 
-async function cacheFirst(request) {
-  const cached = await caches.match(request, { ignoreVary: true });
+// Keeps a copy of a good answer under `key` in the cache `where()` names (null: none), while the
+// page already reads the answer: a model is not held back until it is all written to disk.
+function store(event, key, response, where) {
+  if (!response.ok || isPrivate(response)) return;
+  const copy = response.clone();
+  event.waitUntil((async () => {
+    const name = await where();
+    if (name) await (await caches.open(name)).put(key, copy);
+  })().catch(() => { /* a full disk or a download cut short: not kept, nothing broken */ }));
+}
+
+async function cacheFirst(event) {
+  const cached = await caches.match(event.request, { ignoreVary: true });
   if (cached) return cached;
-  const response = await fromNetwork(request);
-  if (response.ok) await (await caches.open(SHELL)).put(request, response.clone());
+  const response = await fromNetwork(event.request);
+  store(event, event.request, response, async () => SHELL);
   return response;
 }
 
 // The page at /, whatever the query (?ios and the like are read by the page itself).
-async function thePage(request) {
+async function thePage(event) {
   try {
-    const response = await fromNetwork(request);
+    const response = await fromNetwork(event.request);
     if (response.ok && !isPrivate(response)) {
-      const page = await response.clone().text();
-      await (await caches.open(SHELL)).put('/', response.clone());
-      dropOtherVersions(page);
+      const copy = response.clone();
+      event.waitUntil((async () => {
+        const page = await copy.clone().text();
+        await (await caches.open(SHELL)).put('/', copy);
+        await dropOtherVersions(page);
+      })().catch(() => {}));
     }
     return response;
   } catch (error) {
@@ -133,13 +147,11 @@ async function thePage(request) {
 }
 
 /** `where()`: the cache to keep a good answer in, or null for none. */
-async function networkFirst(request, where) {
+async function networkFirst(event, where) {
+  const request = event.request;
   try {
     const response = await fromNetwork(request);
-    if (response.ok && !isPrivate(response)) {
-      const name = await where();
-      if (name) await (await caches.open(name)).put(request.url, response.clone());
-    }
+    store(event, request.url, response, where);
     return response;
   } catch (error) {
     if (error.name === 'AbortError') throw error;

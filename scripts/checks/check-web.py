@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 from proteinar_testing.archive import ArchiveStandIn
 from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser, fill_registration, register_through_page
 from proteinar_testing.build_screen import check_build_screen
+from proteinar_testing.offline_checks import check_offline
 from proteinar_testing.page_glb_decoding import check_page_decodes_glb
 from proteinar_testing.paths import CHECK_USDZ, DECODE_QR, FIXTURES
 from proteinar_testing.ports import free_port
@@ -417,6 +418,11 @@ finally:
     if plain:
         keep_csp(plain)
         plain.close()
+
+# Installing the app and using it offline: the manifest, the service worker, an offline reload,
+# the offline banner and Keep offline, in a browser of their own at phone size.
+csp.extend(f"offline checks: {m}" for m in check_offline(
+    base, check, lambda name, browser: shots and browser.screenshot(os.path.join(shots, f"web-{name}.png"))))
 server.close()
 
 # The RCSB unreachable: clear messages for fetch and search; the library still opens.

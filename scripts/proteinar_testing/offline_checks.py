@@ -106,8 +106,21 @@ def check_offline(base, check, shot, molecule="1AKE"):
         check("Keep offline keeps the molecule on this device (its details and model in the kept cache) and says how much is kept",
               bool(pressed and isinstance(kept, list) and kept[0] and kept[1] >= 1 and note and ("MB" in note or "KB" in note))
               and label[0] == f"Keep {molecule} offline on this device" and label[1] >= 44, f"{pressed} {kept} {note!r} {label}")
+        # Kept means kept: with the cache of recent molecules gone, it still opens offline.
+        b.js_async("const done = arguments[arguments.length - 1]; caches.delete('proteinar-recent-v1').then(done, () => done(false))")
+        offline(b, True)
+        b.go(f"{base}/?kept#/explore/{molecule}")
+        again = b.wait(TITLE, 30, molecule) and b.wait(DRAWN, 60)
+        offline(b, False)
+        check("a molecule kept offline opens offline even once the recently opened ones are gone", bool(again),
+              str(b.js("return document.getElementById('status').textContent")))
+        b.go(f"{base}/#/library")
+        listed = b.wait(f"""const b = document.querySelector("#library-list li[data-molecule='{molecule}'] button.keep-offline");
+                            return b && [b.getAttribute('aria-label'), b.getAttribute('aria-pressed'), b.getBoundingClientRect().height]""", 20)
+        check("the Library list offers Keep offline on each molecule, pressed for the one kept",
+              listed == [f"Keep {molecule} offline on this device", "true", listed and listed[2]] and listed[2] >= 44, str(listed))
     except Exception as e:  # noqa: BLE001 — one failed check, not a stopped run
-        check("the offline run finished", False, repr(e))
+        check("the installable and offline run finished", False, repr(e))
     finally:
         csp = b.csp_violations()
         b.close()
