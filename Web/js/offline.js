@@ -37,9 +37,7 @@ export async function keep(id) {
   }
   if (models.size === 0) models.add(new URL(await api.prepareModel(id, 'glb', DEFAULT_MODEL), location.href).href);
   const files = [path(id), `${path(id)}/thumbnail.png?size=64`, `${path(id)}/thumbnail.png?size=256`, ...models];
-  const cache = await caches.open(KEPT);
-  // Fetched first, written after: a failure halfway leaves nothing half kept. The details go in
-  // last, since they are what marks the molecule kept.
+  // Fetched first, written after: a failure halfway leaves nothing half kept.
   const answers = await Promise.all(files.map(async (url) => {
     let response;
     try {
@@ -47,30 +45,52 @@ export async function keep(id) {
     } catch {
       throw new api.ApiError('The server cannot be reached. Check the connection and try again.', 0);
     }
-    if (!response.ok) throw new api.ApiError(`Could not keep ${id}: ${response.status} ${response.statusText}`, response.status);
-    return [url, response];
+    if (!response.ok) {
+      const why = await response.json().then((body) => body.error, () => null);
+      throw new api.ApiError(why ?? `Could not keep ${id}: ${response.status} ${response.statusText}`, response.status);
+    }
+    const body = await response.blob();  // read here, to know its size
+    return [url, new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers }), body.size];
   }));
-  for (const [url, response] of answers.reverse()) await cache.put(url, response);
+  await changeKept(async (cache, sizes) => {
+    // The details go in last: they are what marks the molecule kept.
+    for (const [url, response] of answers.reverse()) await cache.put(url, response);
+    sizes[id] = answers.reduce((sum, [, , bytes]) => sum + bytes, 0);
+  });
 }
 
 /** Lets `id` go: its files leave the kept cache (the recent cache may still hold them a while). */
 export async function unkeep(id) {
-  const cache = await caches.open(KEPT);
-  await cache.delete(path(id));  // first: a half-removed molecule is no longer counted kept
-  for (const request of await cache.keys()) if (belongsTo(request, id)) await cache.delete(request);
+  await changeKept(async (cache, sizes) => {
+    await cache.delete(path(id));  // first: a half-removed molecule is no longer counted kept
+    for (const request of await cache.keys()) if (belongsTo(request, id)) await cache.delete(request);
+    delete sizes[id];
+  });
+}
+
+// The kept molecules' sizes in bytes ({id: bytes}), written beside their files when they are kept,
+// so that saying how much is kept does not read every model back. Changes go one at a time: two
+// toggles pressed together must not lose each other's entry.
+const SIZES = '/__proteinar/kept-sizes.json';
+let changes = Promise.resolve();
+function changeKept(change) {
+  const next = changes.then(async () => {
+    const cache = await caches.open(KEPT);
+    const sizes = (await (await cache.match(SIZES))?.json().catch(() => null)) ?? {};
+    await change(cache, sizes);
+    await cache.put(SIZES, new Response(JSON.stringify(sizes), { headers: { 'Content-Type': 'application/json' } }));
+  });
+  changes = next.catch(() => {});
+  return next;
 }
 
 /** {molecules, bytes}: how much is kept offline on this device. */
 export async function keptSize() {
   if (!offlineSupported()) return { molecules: 0, bytes: 0 };
-  const cache = await caches.open(KEPT);
-  let molecules = 0;
-  let bytes = 0;
-  for (const request of await cache.keys()) {
-    if (/^\/api\/molecules\/[^/]+$/.test(new URL(request.url).pathname)) molecules += 1;
-    bytes += (await (await cache.match(request)).blob()).size;
-  }
-  return { molecules, bytes };
+  await changes;
+  const sizes = (await (await (await caches.open(KEPT)).match(SIZES))?.json().catch(() => null)) ?? {};
+  const all = Object.values(sizes);
+  return { molecules: all.length, bytes: all.reduce((sum, bytes) => sum + bytes, 0) };
 }
 
 export function formatBytes(bytes) {

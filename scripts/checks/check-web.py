@@ -175,8 +175,9 @@ try:
     check("the library's first thumbnails load (a size the server offers)", bool(loaded),
           str(js("return [...document.querySelectorAll('#library-list img')].slice(0, 4).map(i => [i.src.split('/api/')[1], i.naturalWidth])")))
     shot("library")
+    # (Keep offline is offered to everyone: it keeps files in this browser, not in an account.)
     check("signed out, the library offers no Delete, no Keep and no My molecules",
-          js("return !document.querySelector('#library-list button') && document.getElementById('library-mine-field').hidden"
+          js("return !document.querySelector('#library-list button:not(.keep-offline)') && document.getElementById('library-mine-field').hidden"
              " && document.getElementById('library-account').textContent.includes('sign in')"))
 
     # Signed out, an upload is refused with a way to sign in; the library stays as it was.
