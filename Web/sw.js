@@ -110,21 +110,23 @@ async function moleculeCache(id, opened) {
 }
 
 // Keeps a copy of a good answer under `key` in the cache `where()` names (null: none), while the
-// page already reads the answer: a model is not held back until it is all written to disk.
-function store(event, key, response, where) {
+// page already reads the answer: a model is not held back until it is all written to disk. Which
+// cache is settled before the page gets the answer: a molecule's details mark it opened before the
+// page can ask for its models.
+async function store(event, key, response, where) {
   if (!response.ok || isPrivate(response)) return;
   const copy = response.clone();
-  event.waitUntil((async () => {
-    const name = await where();
-    if (name) await (await caches.open(name)).put(key, copy);
-  })().catch(() => { /* a full disk or a download cut short: not kept, nothing broken */ }));
+  const name = await where().catch(() => null);
+  if (!name) return;
+  event.waitUntil(caches.open(name).then((cache) => cache.put(key, copy))
+    .catch(() => { /* a full disk or a download cut short: not kept, nothing broken */ }));
 }
 
 async function cacheFirst(event) {
   const cached = await caches.match(event.request, { ignoreVary: true });
   if (cached) return cached;
   const response = await fromNetwork(event.request);
-  store(event, event.request, response, async () => SHELL);
+  await store(event, event.request, response, async () => SHELL);
   return response;
 }
 
@@ -151,7 +153,7 @@ async function networkFirst(event, where) {
   const request = event.request;
   try {
     const response = await fromNetwork(request);
-    store(event, request.url, response, where);
+    await store(event, request.url, response, where);
     return response;
   } catch (error) {
     if (error.name === 'AbortError') throw error;

@@ -28,7 +28,9 @@ export async function isKept(id) {
 /** Keeps `id`'s details, pictures and models (every style opened on this device, and the first
  * one Explore shows) in the kept cache. */
 export async function keep(id) {
-  const models = new Set();
+  // The models this page loaded (the view shown now), and those any cache holds (other styles).
+  const models = new Set(performance.getEntriesByType('resource').map((e) => new URL(e.name))
+    .filter((url) => url.origin === location.origin && url.pathname === `${path(id)}/model.glb`).map((url) => url.href));
   for (const name of await caches.keys()) {
     if (!name.startsWith('proteinar-')) continue;
     for (const request of await (await caches.open(name)).keys()) {
@@ -138,19 +140,29 @@ export function keepOfflineToggle(app, id, { label = `Keep ${id} offline on this
   return button;
 }
 
-// The molecule files this page fetched (from the browser's own record of what it loaded), again:
-// the details first, since they mark the molecule opened, then its pictures and models.
-async function refetchShown() {
-  const urls = [...new Set(performance.getEntriesByType('resource').map((e) => e.name))].map((name) => new URL(name))
-    .filter((url) => url.origin === location.origin && /^\/api\/molecules\/[^/]+(\/(thumbnail\.png|model\.glb))?$/.test(url.pathname))
-    .map((url) => url.href);
-  const details = urls.filter((url) => /^\/api\/molecules\/[^/]+$/.test(new URL(url).pathname));
-  try {
-    for (const url of details) await fetch(url, { headers: { Accept: 'application/json' } });
-    await Promise.all(urls.filter((url) => !details.includes(url)).map((url) => fetch(url)));
-  } catch {
-    // Offline already: nothing more to keep.
-  }
+// On the first visit the page loads before the worker runs, so the molecule shown then went past
+// it. Once it takes control, what the page fetched before (the browser's own record of its loads,
+// including those still under way, reported as they end) is asked for again, through it: the
+// details first, since they mark the molecule opened, then its pictures and models.
+function refetchShown() {
+  const since = performance.now();
+  const moleculeFile = /^\/api\/molecules\/[^/]+(\/(thumbnail\.png|model\.glb))?$/;
+  const seen = new Set();
+  let details = Promise.resolve();
+  const again = (entries) => {
+    for (const entry of entries) {
+      const url = new URL(entry.name);
+      if (entry.startTime >= since || seen.has(url.href) || url.origin !== location.origin || !moleculeFile.test(url.pathname)) continue;
+      seen.add(url.href);
+      const fetchAgain = () => fetch(url.href, { headers: { Accept: url.pathname.split('/').length === 4 ? 'application/json' : '*/*' } }).catch(() => {});
+      if (url.pathname.split('/').length === 4) details = details.then(fetchAgain);
+      else details.then(fetchAgain);
+    }
+  };
+  const observer = new PerformanceObserver((list) => again(list.getEntries()));
+  observer.observe({ type: 'resource' });
+  again(performance.getEntriesByType('resource'));
+  setTimeout(() => observer.disconnect(), 120_000);  // loads begun before `since` end well before this
 }
 
 /**

@@ -74,8 +74,8 @@ def check_offline(base, check, shot, molecule="1AKE"):
         sw = b.wait("""const c = navigator.serviceWorker && navigator.serviceWorker.controller;
                        return c && c.state === 'activated' && new URL(c.scriptURL).pathname""", 30)
         check("the service worker (/sw.js) is registered and controls the page", sw == "/sw.js", str(sw))
-        # A molecule opened before: once more online under the worker (a first visit runs before it).
-        b.go(f"{base}/?again#/explore/{molecule}")
+        # A molecule opened before, on the first visit (before the worker ran: offline.js has it
+        # fetch the molecule's files again through the worker once it takes over).
         ready = b.wait(DRAWN, 90) and b.wait(TITLE, 10, molecule)
         cached = None
         for _ in range(50):  # the worker writes the cache as the answers pass: a moment after the view
@@ -111,12 +111,15 @@ def check_offline(base, check, shot, molecule="1AKE"):
         offline(b, True)
         b.go(f"{base}/?kept#/explore/{molecule}")
         again = b.wait(TITLE, 30, molecule) and b.wait(DRAWN, 60)
+        if not again:
+            again_why = b.js_async("""const done = arguments[arguments.length - 1];
+                (async () => { const out = {}; for (const n of await caches.keys()) out[n] = (await (await caches.open(n)).keys()).map((r) => r.url.split('/api/')[1] ?? r.url); return out; })().then(done, (e) => done(String(e)));""")
         offline(b, False)
         check("a molecule kept offline opens offline even once the recently opened ones are gone", bool(again),
-              str(b.js("return document.getElementById('status').textContent")))
+              str(b.js("return document.getElementById('status').textContent")) + ("" if again else f" {again_why}"))
         b.go(f"{base}/#/library")
         listed = b.wait(f"""const b = document.querySelector("#library-list li[data-molecule='{molecule}'] button.keep-offline");
-                            return b && [b.getAttribute('aria-label'), b.getAttribute('aria-pressed'), b.getBoundingClientRect().height]""", 20)
+                            return b && b.getAttribute('aria-pressed') === 'true' && [b.getAttribute('aria-label'), b.getAttribute('aria-pressed'), b.getBoundingClientRect().height]""", 20)
         check("the Library list offers Keep offline on each molecule, pressed for the one kept",
               listed == [f"Keep {molecule} offline on this device", "true", listed and listed[2]] and listed[2] >= 44, str(listed))
     except Exception as e:  # noqa: BLE001 — one failed check, not a stopped run
