@@ -109,9 +109,10 @@ export async function keptSummary() {
 
 /**
  * A "Keep offline" toggle for `id` (aria-pressed), and a line beside it saying how much is kept.
+ * Its accessible name starts with the words it shows (what a person using voice control says).
  * @param {{el: Function, say: Function}} app
  */
-export function keepOfflineToggle(app, id, { label = `Keep ${id} offline on this device`, text = 'Keep offline', note = null } = {}) {
+export function keepOfflineToggle(app, id, { label = `Keep offline: ${id}, on this device`, text = 'Keep offline', note = null } = {}) {
   const { el, say } = app;
   const button = el('button', { type: 'button', class: 'keep keep-offline', 'aria-pressed': 'false', 'aria-label': label }, text);
   const showNote = async () => { if (note) note.textContent = await keptSummary(); };

@@ -28,6 +28,14 @@ caches.open(arguments[0]).then((c) => c.keys()).then((keys) => {
   done([paths.includes('/api/molecules/' + arguments[1]), paths.filter((p) => p.startsWith('/api/molecules/' + arguments[1] + '/model.glb')).length]);
 }, (e) => done(String(e)));"""
 
+# [the page kept, how many /v/ files the page loaded, those of them not in the shell cache].
+SHELL_KEPT = """const done = arguments[arguments.length - 1];
+caches.open('proteinar-shell-v1').then((c) => c.keys()).then((keys) => {
+  const kept = new Set(keys.map((r) => new URL(r.url).pathname));
+  const loaded = [...new Set(performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname).filter((p) => p.startsWith('/v/')))];
+  done([kept.has('/'), loaded.length, loaded.filter((p) => !kept.has(p))]);
+}, (e) => done(String(e)));"""
+
 DRAWN = """const c = document.getElementById('viewer'); if (!c.width) return null;
 const t = document.createElement('canvas'); t.width = c.width; t.height = c.height; const x = t.getContext('2d'); x.drawImage(c, 0, 0);
 const d = x.getImageData(c.width * .3, c.height * .3, c.width * .4, c.height * .4).data; let n = 0;
@@ -74,6 +82,10 @@ def check_offline(base, check, shot, molecule="1AKE"):
         sw = b.wait("""const c = navigator.serviceWorker && navigator.serviceWorker.controller;
                        return c && c.state === 'activated' && new URL(c.scriptURL).pathname""", 30)
         check("the service worker (/sw.js) is registered and controls the page", sw == "/sw.js", str(sw))
+        # The worker's install follows app.js's imports: every file under /v/ the page loaded is kept.
+        shell = b.js_async(SHELL_KEPT)
+        check("the service worker keeps the app itself: the page, the stylesheet and every module the page loaded",
+              isinstance(shell, list) and shell[0] and shell[1] >= 20 and shell[2] == [], str(shell))
         # A molecule opened before, on the first visit (before the worker ran: offline.js has it
         # fetch the molecule's files again through the worker once it takes over).
         ready = b.wait(DRAWN, 90) and b.wait(TITLE, 10, molecule)
@@ -105,7 +117,7 @@ def check_offline(base, check, shot, molecule="1AKE"):
         label = b.js("const b = document.querySelector('#details-offline button'); return [b.getAttribute('aria-label'), b.getBoundingClientRect().height]")
         check("Keep offline keeps the molecule on this device (its details and model in the kept cache) and says how much is kept",
               bool(pressed and isinstance(kept, list) and kept[0] and kept[1] >= 1 and note and ("MB" in note or "KB" in note))
-              and label[0] == f"Keep {molecule} offline on this device" and label[1] >= 44, f"{pressed} {kept} {note!r} {label}")
+              and label[0] == f"Keep offline: {molecule}, on this device" and label[1] >= 44, f"{pressed} {kept} {note!r} {label}")
         # Kept means kept: with the cache of recent molecules gone, it still opens offline.
         b.js_async("const done = arguments[arguments.length - 1]; caches.delete('proteinar-recent-v1').then(done, () => done(false))")
         offline(b, True)
@@ -121,7 +133,7 @@ def check_offline(base, check, shot, molecule="1AKE"):
         listed = b.wait(f"""const b = document.querySelector("#library-list li[data-molecule='{molecule}'] button.keep-offline");
                             return b && b.getAttribute('aria-pressed') === 'true' && [b.getAttribute('aria-label'), b.getAttribute('aria-pressed'), b.getBoundingClientRect().height]""", 20)
         check("the Library list offers Keep offline on each molecule, pressed for the one kept",
-              listed == [f"Keep {molecule} offline on this device", "true", listed and listed[2]] and listed[2] >= 44, str(listed))
+              listed == [f"Keep offline: {molecule}, on this device", "true", listed and listed[2]] and listed[2] >= 44, str(listed))
     except Exception as e:  # noqa: BLE001 — one failed check, not a stopped run
         check("the installable and offline run finished", False, repr(e))
     finally:
