@@ -47,29 +47,42 @@ BANNER = "const b = document.getElementById('offline-banner'); return !b.hidden 
 
 def offline(b, on):
     """Takes the network away (or gives it back) as DevTools' Offline does: for the page and for its
-    service worker, whose own fetches the page's emulation does not cover."""
+    service worker, whose own fetches the page's emulation does not cover. Back online, waits until
+    the worker reaches the server again."""
     conditions = {"offline": on, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
     b.cdp("Network.enable")
     b.cdp("Network.emulateNetworkConditions", conditions)
+    # chromedriver forwards commands to the page only: a worker's session gets its commands wrapped
+    # (Target.sendMessageToTarget); the answers come back as events nobody reads. One session per
+    # worker, kept, and every one told: the conditions belong to the session that set them.
+    sessions = b.__dict__.setdefault("worker_sessions", {})
     for target in b.cdp("Target.getTargets")["targetInfos"]:
-        if target["type"] != "service_worker": continue
-        # chromedriver forwards commands to the page only: the worker's session gets its commands
-        # wrapped (Target.sendMessageToTarget); the answers come back as events nobody reads.
-        # One session per worker, kept: the conditions belong to the session that set them.
-        sessions = b.__dict__.setdefault("worker_sessions", {})
-        if target["targetId"] not in sessions:
+        if target["type"] == "service_worker" and target["targetId"] not in sessions:
             sessions[target["targetId"]] = b.cdp("Target.attachToTarget", {"targetId": target["targetId"], "flatten": False})["sessionId"]
-        session = sessions[target["targetId"]]
+    for session in sessions.values():
         for i, (method, params) in enumerate([("Network.enable", {}), ("Network.emulateNetworkConditions", conditions)]):
-            b.cdp("Target.sendMessageToTarget", {"sessionId": session, "message": json.dumps({"id": i + 1, "method": method, "params": params})})
+            try:
+                b.cdp("Target.sendMessageToTarget", {"sessionId": session, "message": json.dumps({"id": i + 1, "method": method, "params": params})})
+            except Exception:  # noqa: BLE001 — a worker that has since stopped
+                pass
+    if not on:
+        b.wait("""return fetch('/manifest.webmanifest', { cache: 'no-store' }).then((r) => !r.headers.has('X-Served-Offline'), () => false)""", 15)
+
+
+def phone_shot(b, shot, name):
+    """A screenshot at a phone's size, 390 × 844 (headless windows are at least 500 px wide). Only
+    for the picture: WebDriver's clicks miss their element under this emulation."""
+    b.cdp("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    try:
+        shot(name, b)
+    finally:
+        b.cdp("Emulation.clearDeviceMetricsOverride")
 
 
 def check_offline(base, check, shot, molecule="1AKE"):
-    """`shot(name)` saves a screenshot when the run keeps them. Returns the browser's CSP messages."""
+    """`shot(name, browser)` saves a screenshot when the run keeps them. Returns the browser's CSP messages."""
     b = Browser(width=390, height=844)
     try:
-        # A phone's screen (headless windows are at least 500 px wide).
-        b.cdp("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
         b.go(f"{base}/#/explore/{molecule}")
         found = b.js_async(MANIFEST)
         manifest, icons, apple = found if isinstance(found, list) else ({}, [], None)
@@ -86,6 +99,9 @@ def check_offline(base, check, shot, molecule="1AKE"):
         shell = b.js_async(SHELL_KEPT)
         check("the service worker keeps the app itself: the page, the stylesheet and every module the page loaded",
               isinstance(shell, list) and shell[0] and shell[1] >= 20 and shell[2] == [], str(shell))
+        # Chromium's own verdict on installing (what Lighthouse's "installable" reads): no errors.
+        errors = b.cdp("Page.getInstallabilityErrors").get("installabilityErrors")
+        check("Chromium finds the app installable (no installability errors)", errors == [], str(errors))
         # A molecule opened before, on the first visit (before the worker ran: offline.js has it
         # fetch the molecule's files again through the worker once it takes over).
         ready = b.wait(DRAWN, 90) and b.wait(TITLE, 10, molecule)
@@ -106,7 +122,7 @@ def check_offline(base, check, shot, molecule="1AKE"):
         banner = b.wait(BANNER, 10)
         check("offline, a banner says so and what still works", bool(banner and "You are offline" in banner and "opened or kept" in banner
                                                                   and "need the network" in banner), str(banner))
-        shot("offline-banner", b)
+        phone_shot(b, shot, "offline-banner")
         offline(b, False)
         check("back online, the banner goes", bool(b.wait("return document.getElementById('offline-banner').hidden", 10)))
         # Keep offline: the molecule's details and model go into the kept cache, and the page says how much is kept.
@@ -114,10 +130,11 @@ def check_offline(base, check, shot, molecule="1AKE"):
         pressed = b.wait("const b = document.querySelector('#details-offline button'); return b.getAttribute('aria-pressed') === 'true' && !b.disabled", 60)
         kept = b.js_async(CACHED, KEPT, molecule)
         note = b.wait("const n = document.getElementById('details-offline-note').textContent; return n.includes('1 molecule') && n", 10)
+        status = b.js("return document.getElementById('status').textContent")
         label = b.js("const b = document.querySelector('#details-offline button'); return [b.getAttribute('aria-label'), b.getBoundingClientRect().height]")
         check("Keep offline keeps the molecule on this device (its details and model in the kept cache) and says how much is kept",
               bool(pressed and isinstance(kept, list) and kept[0] and kept[1] >= 1 and note and ("MB" in note or "KB" in note))
-              and label[0] == f"Keep offline: {molecule}, on this device" and label[1] >= 44, f"{pressed} {kept} {note!r} {label}")
+              and label[0] == f"Keep offline: {molecule}, on this device" and label[1] >= 44, f"{pressed} {kept} {note!r} {label} status: {status!r}")
         # Kept means kept: with the cache of recent molecules gone, it still opens offline.
         b.js_async("const done = arguments[arguments.length - 1]; caches.delete('proteinar-recent-v1').then(done, () => done(false))")
         offline(b, True)
