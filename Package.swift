@@ -117,7 +117,8 @@ let package = Package(
             ]
         ),
         // The web app (plain ES modules, no build step), served by the server.
-        .target(name: "WebApp", path: "Web", resources: [.copy("index.html"), .copy("app.css"), .copy("js")]),
+        .target(name: "WebApp", path: "Web", resources: [.copy("index.html"), .copy("app.css"), .copy("js"), .copy("sw.js"),
+                                                         .copy("manifest.webmanifest"), .copy("icons")]),
         // HTTP: routes, accounts, the live room socket, static web files, metrics.
         .target(
             name: "ProteinARServer",

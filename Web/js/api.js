@@ -8,6 +8,18 @@ export class ApiError extends Error {
   }
 }
 
+/** The window event api.js sends when the server cannot be reached ({up: false}) and when it
+ * answers again ({up: true}): offline.js shows its banner by it. */
+export const NETWORK_EVENT = 'proteinar-network';
+let reached = true;
+// The header sw.js puts on what it answers from its caches because the network failed.
+const SERVED_OFFLINE = 'X-Served-Offline';
+function reachable(up) {
+  if (up === reached) return;
+  reached = up;
+  window.dispatchEvent(new CustomEvent(NETWORK_EVENT, { detail: { up } }));
+}
+
 async function failure(response) {
   let message = `${response.status} ${response.statusText}`;
   try {
@@ -23,8 +35,10 @@ export async function getJSON(url, { signal } = {}) {
     response = await fetch(url, { signal, headers: { Accept: 'application/json' } });
   } catch (error) {
     if (error.name === 'AbortError') throw error;
+    reachable(false);
     throw new ApiError('The server cannot be reached. Check the connection and try again.', 0);
   }
+  reachable(!response.headers.has(SERVED_OFFLINE));
   if (!response.ok) throw await failure(response);
   return response.json();
 }
@@ -170,8 +184,10 @@ async function send(url, init = {}, { retry = true } = {}) {
     response = await fetch(url, { ...init, method, headers, credentials: 'same-origin' });
   } catch (error) {
     if (error.name === 'AbortError') throw error;
+    reachable(false);
     throw new ApiError('The server cannot be reached. Check the connection and try again.', 0);
   }
+  reachable(!response.headers.has(SERVED_OFFLINE));
   if ((response.status === 401 || response.status === 403) && method !== 'GET' && retry) {
     const before = `${account?.id ?? ''} ${csrf ?? ''}`;
     try { await session(); } catch { return response; }

@@ -2,7 +2,8 @@
 // Draw together (rooms, a room, sign-in, profile, map); the top bar's Menu and Exit; progress and
 // errors announced in one live region; the notice on a page that is not secure. The screens are
 // modules of their own: explore.js, build.js, library.js, account.js, rooms.js, room-view.js and
-// map.js; Camera, Record and the photo in AR are capture.js's. Nothing here needs inline scripts or styles: the server's
+// map.js; Camera, Record and the photo in AR are capture.js's; offline.js installs the app for
+// offline use. Nothing here needs inline scripts or styles: the server's
 // Content-Security-Policy allows neither.
 import { MoleculeViewer } from './viewer.js';
 import { ARPlacement, immersiveARSupported } from './xr.js';
@@ -16,6 +17,7 @@ import { setupRoomScreen } from './room-view.js';
 import { setupMap } from './map.js';
 import { formatSize } from './progress-text.js';
 import { setupCapture } from './capture.js';
+import { setupOffline } from './offline.js';
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
@@ -111,6 +113,7 @@ build = setupBuild({ $, el, say, account, viewer: () => buildViewer, onBuilt: ()
 const library = setupLibrary({ $, el, say, account });
 const roomScreen = setupRoomScreen({ $, el, say, ready: account.ready, copyLinkButton: rooms.copyLinkButton, onSubjectChange: () => updateAR() });
 const map = setupMap({ $, el, say });
+setupOffline({ $ });
 
 // ---- AR ----
 // One "View in AR" button that does what the device can: AR Quick Look on iOS (a rel="ar" link to the

@@ -3,6 +3,7 @@
 // details.
 import * as api from './api.js';
 import { MoleculeViewer } from './viewer.js';
+import { keepOfflineToggle, offlineSupported } from './offline.js';
 
 // A big model also gets a coarse version for the viewer to draw while it moves, if full frames
 // turn out too slow on this device. It is a background nicety: failures are ignored.
@@ -206,6 +207,15 @@ export function setupExplore(app) {
     links.push(el('a', { href: 'https://pdb101.rcsb.org/', target: '_blank', rel: 'noopener' }, 'PDB-101'));
     $('details-links').replaceChildren(...links.flatMap((a, i) => (i ? [' · ', a] : [a])));
     showKeep(m.id);
+    showKeepOffline(m.id);
+  }
+
+  // Keep offline: this molecule's files stay on this device (no account needed), with how much is kept.
+  function showKeepOffline(id) {
+    const slot = $('details-offline');
+    if (!offlineSupported()) { slot.replaceChildren(); return; }
+    const note = el('span', { class: 'keep-note', id: 'details-offline-note' });
+    slot.replaceChildren(keepOfflineToggle({ el, say }, id, { note }), ' ', note);
   }
 
   // Keep in My molecules, for someone signed in: pressed when the molecule is on their list.

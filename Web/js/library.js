@@ -4,6 +4,7 @@
 // structure file of your own. Adding to the library needs an account unless the server runs an
 // open library: a refusal (401) says so, with a link to sign in that comes back here.
 import * as api from './api.js';
+import { keepOfflineToggle, offlineSupported } from './offline.js';
 
 /**
  * @param {{$: Function, el: Function, say: Function, account: object}} app  account: account.js's
@@ -59,6 +60,8 @@ export function setupLibrary(app) {
 
   function item(m, signedIn, keptIDs) {
     const actions = [el('a', { class: 'button primary', href: `#/explore/${encodeURIComponent(m.id)}`, 'aria-label': `Open ${m.id}` }, 'Open')];
+    // Keep offline needs no account: the files stay in this browser.
+    if (offlineSupported()) actions.push(keepOfflineToggle({ el, say }, m.id, { text: 'Keep offline' }));
     if (signedIn) {
       actions.push(account.keepButton(m.id, keptIDs?.has(m.id) ?? false, { label: `Keep ${m.id} in My molecules`, text: 'Keep', onChange: () => { if (mine) showLibrary(); } }));
       actions.push(el('button', { type: 'button', 'aria-label': `Delete ${m.id}`, onclick: () => remove(m.id) }, 'Delete'));

@@ -17,6 +17,7 @@ from proteinar_testing.archive import ArchiveStandIn
 from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser, fill_registration, register_through_page
 from proteinar_testing.build_screen import check_build_screen
 from proteinar_testing.capture_checks import check_capture
+from proteinar_testing.offline_checks import check_offline
 from proteinar_testing.page_glb_decoding import check_page_decodes_glb
 from proteinar_testing.paths import CHECK_USDZ, DECODE_QR, FIXTURES
 from proteinar_testing.ports import free_port
@@ -175,8 +176,9 @@ try:
     check("the library's first thumbnails load (a size the server offers)", bool(loaded),
           str(js("return [...document.querySelectorAll('#library-list img')].slice(0, 4).map(i => [i.src.split('/api/')[1], i.naturalWidth])")))
     shot("library")
+    # (Keep offline is offered to everyone: it keeps files in this browser, not in an account.)
     check("signed out, the library offers no Delete, no Keep and no My molecules",
-          js("return !document.querySelector('#library-list button') && document.getElementById('library-mine-field').hidden"
+          js("return !document.querySelector('#library-list button:not(.keep-offline)') && document.getElementById('library-mine-field').hidden"
              " && document.getElementById('library-account').textContent.includes('sign in')"))
 
     # Signed out, an upload is refused with a way to sign in; the library stays as it was.
@@ -421,6 +423,11 @@ finally:
     if plain:
         keep_csp(plain)
         plain.close()
+
+# Installing the app and using it offline: the manifest, the service worker, an offline reload,
+# the offline banner and Keep offline, in a browser of their own at phone size.
+csp.extend(f"offline checks: {m}" for m in check_offline(
+    base, check, lambda name, browser: shots and browser.screenshot(os.path.join(shots, f"web-{name}.png"))))
 server.close()
 
 # The RCSB unreachable: clear messages for fetch and search; the library still opens.
