@@ -19,6 +19,19 @@ const d = x.getImageData(c.width * .2, c.height * .2, c.width * .6, c.height * .
 for (let i = 0; i < d.length; i += 4) { if (d[i] < 245 || d[i+1] < 245 || d[i+2] < 245) n++; h = (h * 31 + d[i] + d[i+1] * 3 + d[i+2] * 7) | 0; }
 return [n, h];"""
 
+# The drawn pixels of the whole 3D view: how many, and the angle of their long axis on the screen
+# (degrees, clockwise from the right, from their second moments). A turn about the line of sight
+# turns that axis by the same angle; a pinch or a slide does not turn it.
+AXIS = """const c = document.getElementById('viewer'); if (!c.width) return null;
+const t = document.createElement('canvas'); t.width = c.width; t.height = c.height; const x = t.getContext('2d'); x.drawImage(c, 0, 0);
+const d = x.getImageData(0, 0, c.width, c.height).data; let n = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+for (let i = 0, p = 0; i < d.length; i += 4, p++) {
+  if (d[i] > 240 && d[i+1] > 240 && d[i+2] > 240) continue;
+  const px = p % c.width, py = Math.floor(p / c.width); n++; sx += px; sy += py; sxx += px * px; syy += py * py; sxy += px * py; }
+if (!n) return [0, 0];
+const mx = sx / n, my = sy / n, a = sxx / n - mx * mx, b = syy / n - my * my, cxy = sxy / n - mx * my;
+return [n, 0.5 * Math.atan2(2 * cxy, a - b) * 180 / Math.PI];"""
+
 # Synthetic fingers on the 3D view, as a phone's touch screen sends them (pointer events).
 POINTERS = """window.__finger = (type, id, x, y) => {
   const c = document.getElementById('viewer'); const r = c.getBoundingClientRect();
@@ -135,11 +148,15 @@ def check_gestures_and_help(base, check, docs, keep_csp):
         # The model shown: the twist, the style sheet and Hide hydrogens act on it.
         loaded = wait("return document.getElementById('status').textContent.startsWith(arguments[0] + ':') && (() => {" + CANVAS + "})()", 120, here)
         b.wait("return new Promise(r => setTimeout(() => r(true), 600))", 5)  # the first frames settle
-        before = js(CANVAS)
+        before = js(AXIS)
         js(TWIST)
-        twisted = wait("const v = (() => {" + CANVAS + "})(); return v && v[1] !== arguments[0] && v", 10, before[1] if before else 0)
-        check("phone: a two-finger twist (no pinch, no slide) turns the model in the 3D view",
-              bool(loaded and before and before[0] > 0 and twisted and twisted[0] > 0.5 * before[0]), f"{before} -> {twisted}")
+        b.wait("return new Promise(r => setTimeout(() => r(true), 600))", 5)  # the full model drawn again after the move
+        after = js(AXIS)
+        # The long axis turned by the twist's 60° clockwise (an axis: modulo 180°).
+        turned = ((after[1] - before[1] + 90) % 180 - 90) if before and after else None
+        check("phone: a two-finger twist (60° clockwise, no pinch, no slide) turns the model as much in the 3D view",
+              bool(loaded and before and after and before[0] > 0 and after[0] > 0 and turned is not None and 45 < turned < 75),
+              f"{before} -> {after}: {turned}")
 
         # The view at the top of the screen, under the sheet's picture.
         js("window.scrollTo(0, document.getElementById('viewer').getBoundingClientRect().top + window.scrollY - 60)")
