@@ -112,6 +112,7 @@ def check_gestures_and_help(base, check, docs, keep_csp):
         js(SWIPE_DOWN)
         check("phone: a downward swipe closes the introduction (to Explore)",
               bool(wait("return location.hash === '#/explore' && !document.getElementById('view-explore').hidden", 5)), js("return location.hash"))
+        if js("return location.hash") != "#/explore": b.go(base + "/#/explore")  # the checks below go on without it
 
         # Search: no autocorrection; More results asks for the next page and adds it below.
         attrs = js("const s = document.getElementById('search-words'); return ['autocorrect', 'autocapitalize', 'spellcheck'].map(a => s.getAttribute(a))")
