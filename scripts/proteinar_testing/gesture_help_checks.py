@@ -7,7 +7,7 @@ visible control named and at least 44 px on the main screens. Runs in a browser 
 out, against the run's server (its starter library holds 1AKE)."""
 import os
 
-from .browser import Browser
+from .browser import Browser, register_through_page
 
 WIDTH, HEIGHT = 390, 844
 MIN_TARGET_PX = 44
@@ -69,7 +69,7 @@ window.fetch = (url, options) => {
 
 # Visible controls with no accessible name, and those smaller than MIN_TARGET_PX either way. A
 # checkbox's target is its label; a link inside a sentence (WCAG's inline exception) is not measured.
-AUDIT = """const min = arguments[0];
+AUDIT = """const min = arguments[0], screenWidth = arguments[1];
 const shown = (e) => !e.closest('[hidden], dialog:not([open])') && !e.classList.contains('visually-hidden') && e.getClientRects().length > 0;
 const named = (e) => (e.getAttribute('aria-label') || (e.labels && [...e.labels].map(l => l.textContent).join('').trim())
   || (e.getAttribute('aria-labelledby') && document.getElementById(e.getAttribute('aria-labelledby'))?.textContent)
@@ -86,7 +86,11 @@ const small = controls.filter(e => !(e.tagName === 'A' && inline(e))).map(e => {
   const r = target.getBoundingClientRect();
   return [e.id || e.textContent.trim().slice(0, 30) || e.outerHTML.slice(0, 60), Math.round(r.width), Math.round(r.height)];
 }).filter(([, w, h]) => w < min - 0.5 || h < min - 0.5);
-return { unnamed, small, count: controls.length };"""
+// Wider than the phone's screen: the page pans sideways and is drawn smaller (Lighthouse's "content
+// sized to the viewport"). A phone then widens the page to fit it (innerWidth follows): the screen's width is the measure.
+const wide = document.documentElement.scrollWidth > screenWidth
+  ? [...document.querySelectorAll('main *')].filter(e => e.getClientRects().length && e.getBoundingClientRect().right > screenWidth + 1).map(e => e.outerHTML.slice(0, 60)).slice(0, 3) : [];
+return { unnamed, small, wide, count: controls.length };"""
 
 
 def check_gestures_and_help(base, check, docs, keep_csp):
@@ -97,7 +101,7 @@ def check_gestures_and_help(base, check, docs, keep_csp):
     audits = {}
 
     def audit(screen):
-        audits[screen] = js(AUDIT, MIN_TARGET_PX)
+        audits[screen] = js(AUDIT, MIN_TARGET_PX, WIDTH)
 
     try:
         b.cdp("Emulation.setDeviceMetricsOverride", {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": True})
@@ -211,10 +215,31 @@ def check_gestures_and_help(base, check, docs, keep_csp):
             audit(screen)
         check("phone: Help on Explore, Build, Draw together, Library and Map opens and speaks of that screen", missing == {}, str(missing))
 
+        # Signed in: the form for a new room, then a room of one's own with its drawing tools.
+        if register_through_page(b, base, "Grace", back="#/draw"):
+            # The molecules' names fill the form's list a moment later: measured with them.
+            wait("return !document.getElementById('room-form').hidden && document.querySelectorAll('#room-molecule option').length > 1", 20)
+            audit("draw (signed in)")
+            b.type_into("#room-name", "Tap targets")
+            js("document.querySelector('#room-form button[type=submit]').scrollIntoView({ block: 'center' })")
+            click("#room-form button[type=submit]")
+            live = wait("return document.getElementById('room-status').dataset.state === 'live'", 30)
+            if live:  # in the middle of the screen: on a phone the drawing tools are fixed over its bottom edge
+                js("document.querySelector('#help-room > summary').scrollIntoView({ block: 'center' })")
+                click("#help-room > summary")
+            said = wait("const d = document.getElementById('help-room'); return d.open && d.textContent", 5) or ""
+            check("phone: a room's Help speaks of drawing, Undo, Note and AR",
+                  all(w in said for w in ["draw", "Undo", "Note", "AR"]), said[:200] or js("return location.hash"))
+            audit("a room")
+        else:
+            audits["signing in"] = {"unnamed": ["(could not register to see a room)"], "small": [], "wide": [], "count": 0}
+
         unnamed = {k: v["unnamed"] for k, v in audits.items() if v["unnamed"]}
         small = {k: v["small"] for k, v in audits.items() if v["small"]}
         counted = sum(v["count"] for v in audits.values())
         check("phone: every visible control on the main screens has an accessible name", counted > 50 and unnamed == {}, str(unnamed))
+        wide = {k: v["wide"] for k, v in audits.items() if v.get("wide")}
+        check(f"phone: no screen is wider than the phone ({WIDTH} px)", wide == {}, str(wide))
         check(f"phone: every visible control on the main screens is at least {MIN_TARGET_PX} px each way (links inside sentences aside)",
               counted > 50 and small == {}, str(small))
     finally:
