@@ -169,6 +169,7 @@ export function setupExplore(app) {
     const words = $('search-words').value.trim();
     search = { words, shown: 0, total: 0 };
     $('search-results').replaceChildren();
+    $('search-more-row').hidden = true;  // until this search's first page says whether there are more
     searchPage(search);
   });
   $('search-more').addEventListener('click', () => { if (search) searchPage(search); });
