@@ -2,9 +2,10 @@
 phone-sized page (390 × 844) with touch: the introduction closed by a downward swipe; Previous and
 Next through the library, and the last molecule seen reopening on a launch of the bare address; a
 two-finger twist turning the 3D view; a double tap opening the style sheet; Hide hydrogens in the
-model's address; search without autocorrection, with More results; Help on every screen; and every
-visible control named and at least 44 px on the main screens. Runs in a browser of its own, signed
-out, against the run's server (its starter library holds 1AKE)."""
+model's address; search without autocorrection, with More results; Help on every screen and in a
+room; every visible control named and at least 44 px on the main screens; and no screen wider than
+the phone. Runs in a browser of its own against the run's server (its starter library holds 1AKE),
+signed out, then registered to create a room."""
 import os
 
 from .browser import Browser, register_through_page
