@@ -10,7 +10,7 @@ import { ARPlacement, immersiveARSupported } from './xr.js';
 import { drawQR } from './qr.js';
 import { setupBuild } from './build.js';
 import { setupExplore } from './explore.js';
-import { setupLibrary } from './library.js';
+import { lastMolecule, setupLibrary } from './library.js';
 import { setupAccount } from './account.js';
 import { setupRooms } from './rooms.js';
 import { setupRoomScreen } from './room-view.js';
@@ -90,6 +90,22 @@ pages.addEventListener('keydown', (e) => {
     pages.scrollBy({ left: (e.key === 'ArrowRight' ? 1 : -1) * pages.clientWidth, behavior: 'smooth' });
     e.preventDefault();
   }
+});
+
+// A downward swipe closes the introduction, as Get started does.
+// Touch events, not pointer events: the browser's own scrolling of the pages cancels pointers.
+let swipeStart = null;
+const SWIPE_DOWN_PX = 80;
+$('view-intro').addEventListener('touchstart', (e) => {
+  swipeStart = e.touches.length === 1 ? { x: e.touches[0].clientX, y: e.touches[0].clientY } : null;
+}, { passive: true });
+$('view-intro').addEventListener('touchend', (e) => {
+  const touch = e.changedTouches[0];
+  if (!swipeStart || !touch) return;
+  const dx = touch.clientX - swipeStart.x, dy = touch.clientY - swipeStart.y;
+  swipeStart = null;
+  // Mostly downward, so that turning the pages sideways never closes them.
+  if (dy > SWIPE_DOWN_PX && Math.abs(dx) < dy / 2) location.hash = '#/explore';
 });
 
 // ---- Screens ----
@@ -270,4 +286,8 @@ $('insecure-dismiss').addEventListener('click', () => {
 });
 showSecurityNotice();
 
+// A launch on the bare address reopens the last molecule seen; any address given (#/, #/build,
+// #/explore/1AKE) is kept.
+const last = location.hash ? null : lastMolecule();
+if (last) history.replaceState(null, '', `#/explore/${encodeURIComponent(last)}`);
 route();

@@ -1,14 +1,18 @@
-// The Explore screen (#/explore/ID): getting an entry by ID or by searching the archive, its 3D
-// model in the style and colours the controls pick (built on the server, with progress), and its
-// details.
+// The Explore screen (#/explore/ID): getting an entry by ID or by searching the archive (More
+// results pages on), its 3D model in the style and colours the controls pick (built on the server,
+// with progress; a double tap on the view opens the style sheet), its details, Previous and Next
+// through the library for a molecule opened from it, and the last molecule seen, remembered for the
+// next launch.
 import * as api from './api.js';
 import { MoleculeViewer } from './viewer.js';
 import { keepOfflineToggle, offlineSupported } from './offline.js';
+import { browseLibraryFrom, libraryNeighbours, rememberLastMolecule } from './library.js';
 
 // A big model also gets a coarse version for the viewer to draw while it moves, if full frames
 // turn out too slow on this device. It is a background nicety: failures are ignored.
 const COARSE_ABOVE_TRIANGLES = 40000;
 const COARSE_TRIANGLES = 20000;
+const SEARCH_PAGE = 10;        // results per page of the search (the server allows 1 to 100)
 
 /**
  * @param {{$: Function, el: Function, say: Function, account: object, route: () => void, onModelShown: () => void}} app
@@ -19,6 +23,7 @@ export function setupExplore(app) {
   let viewer = null;
   let current = null;          // the molecule shown
   let loadController = null;   // aborts a load when another starts
+  let search = null;           // the words searched for, the results shown and how many match
 
   function ensureViewer() {
     if (viewer) return viewer;
@@ -31,7 +36,7 @@ export function setupExplore(app) {
       say(error.message, { error: true });
       return null;
     }
-    $('viewer').addEventListener('viewer-doubletap', () => $('style').focus());
+    $('viewer').addEventListener('viewer-doubletap', openStyleSheet);
     return viewer;
   }
 
@@ -51,6 +56,7 @@ export function setupExplore(app) {
     const hide = [];
     if ($('hide-water').checked) hide.push('water');
     if ($('hide-ligands').checked) hide.push('ligands');
+    if ($('hide-hydrogens').checked) hide.push('hydrogens');
     const options = { style: $('style').value, hide: hide.join(',') || 'none' };
     if ($('color').value) options.color = $('color').value;
     const highlight = $('highlight').value.trim();
@@ -77,6 +83,7 @@ export function setupExplore(app) {
       $('viewer-empty').hidden = true;
       progress(null);
       say(`${current.id}: ${current.title}`);
+      rememberLastMolecule(current.id);
       app.onModelShown();
       loadCoarse(current.id, controller.signal);
     } catch (error) {
@@ -105,6 +112,7 @@ export function setupExplore(app) {
       $('entry-id').value = m.id;
       $('view-controls').hidden = false;
       showDetails(m);
+      showLibrarySteps(m.id);
       app.route();
       await showModel();
     } catch (error) {
@@ -157,35 +165,94 @@ export function setupExplore(app) {
 
   $('get-form').addEventListener('submit', (e) => { e.preventDefault(); getEntry($('entry-id').value); });
 
-  $('search-form').addEventListener('submit', async (e) => {
+  $('search-form').addEventListener('submit', (e) => {
     e.preventDefault();
     const words = $('search-words').value.trim();
+    search = { words, shown: 0, total: 0 };
+    $('search-results').replaceChildren();
+    $('search-more-row').hidden = true;  // until this search's first page says whether there are more
+    searchPage(search);
+  });
+  $('search-more').addEventListener('click', () => { if (search) searchPage(search); });
+
+  // The next page of `query`'s results, added below those shown; More results stays while more match.
+  async function searchPage(query) {
+    const { words } = query;
+    const before = query.shown;
     const list = $('search-results');
-    list.replaceChildren();
+    const more = $('search-more');
     list.hidden = false;
-    say(`Searching for “${words}”…`);
+    more.disabled = true;
+    say(query.shown ? `More results for “${words}”…` : `Searching for “${words}”…`);
     try {
-      const results = await api.search(words);
-      if (results.hits.length === 0) {
+      const results = await api.search(words, query.shown, SEARCH_PAGE);
+      if (query !== search) return;  // a newer search started meanwhile
+      if (results.hits.length === 0 && query.shown === 0) {
         list.append(el('li', {}, `No entries match “${words}”.`));
         say(`No entries match “${words}”.`);
+        $('search-more-row').hidden = true;
         return;
       }
-      say(`${results.total} entries match “${words}”; showing ${results.hits.length}.`);
       for (const hit of results.hits) {
         const facts = [hit.method, hit.resolution ? `${hit.resolution.toFixed(2)} Å` : null, hit.releaseDate].filter(Boolean).join(' · ');
         list.append(el('li', {}, el('button', {
-          type: 'button', onclick: () => { list.hidden = true; getEntry(hit.id); },
+          type: 'button', onclick: () => { list.hidden = true; $('search-more-row').hidden = true; getEntry(hit.id); },
           'aria-label': `Open ${hit.id}: ${hit.title ?? ''}`,
         }, el('strong', {}, hit.id), el('span', {}, hit.title ?? ''), el('span', { class: 'meta' }, facts))));
       }
+      query.shown += results.hits.length;
+      query.total = results.total;
+      say(`${results.total} entries match “${words}”; showing ${query.shown}.`);
+      // The server may answer fewer than asked for at the end: no page left then either.
+      $('search-more-row').hidden = query.shown >= query.total || results.hits.length === 0;
+      // Keyboard and screen reader users land on the first new result, not back at the top.
+      if (before > 0) list.children[before]?.querySelector('button')?.focus();
     } catch (error) {
-      list.hidden = true;
+      if (query !== search) return;
+      if (query.shown === 0) list.hidden = true;
       say(error.message, { error: true });
+    } finally {
+      more.disabled = false;
     }
-  });
+  }
 
-  for (const id of ['style', 'color', 'hide-water', 'hide-ligands']) $(id).addEventListener('change', showModel);
+  // ---- The style sheet: a double tap (or double-click) on the view lists the styles to pick from ----
+  function openStyleSheet() {
+    if (!current) return;  // nothing shown yet: no style to change
+    const select = $('style');
+    $('style-sheet-list').replaceChildren(...[...select.options].map((option) => el('li', {}, el('button', {
+      type: 'button', 'data-style': option.value, 'aria-current': option.value === select.value ? 'true' : 'false',
+      onclick: () => {
+        $('style-sheet').close();
+        if (select.value === option.value) return;
+        select.value = option.value;
+        select.dispatchEvent(new Event('change'));
+      },
+    }, option.text))));
+    $('style-sheet').showModal();
+    $('style-sheet-list').querySelector('[aria-current="true"]')?.focus();
+  }
+
+  // ---- Previous and Next through the library, for a molecule opened from it ----
+  function showLibrarySteps(id) {
+    const steps = libraryNeighbours(id);
+    $('library-steps').hidden = !steps;
+    if (!steps) return;
+    const link = (anchor, to, word) => {
+      anchor.hidden = !to;
+      if (!to) return;
+      anchor.href = `#/explore/${encodeURIComponent(to)}`;
+      anchor.setAttribute('aria-label', `${word} in the library: ${to}`);
+      anchor.dataset.molecule = to;
+    };
+    link($('library-previous'), steps.previous, 'Previous');
+    link($('library-next'), steps.next, 'Next');
+    $('library-position').textContent = `${steps.index + 1} of ${steps.count} in the library`;
+  }
+  // The molecule stepped to is one from the library too: its own Previous and Next follow.
+  for (const id of ['library-previous', 'library-next']) $(id).addEventListener('click', (e) => browseLibraryFrom(e.currentTarget.dataset.molecule));
+
+  for (const id of ['style', 'color', 'hide-water', 'hide-ligands', 'hide-hydrogens']) $(id).addEventListener('change', showModel);
   $('highlight').addEventListener('change', showModel);
 
   function showDetails(m) {

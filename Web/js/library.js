@@ -3,8 +3,40 @@
 // My molecules) and Delete, and a switch to show only their own molecules; and uploading a
 // structure file of your own. Adding to the library needs an account unless the server runs an
 // open library: a refusal (401) says so, with a link to sign in that comes back here.
+// The list's order is remembered for Explore's Previous and Next, and the last molecule seen for
+// the next launch.
 import * as api from './api.js';
 import { keepOfflineToggle, offlineSupported } from './offline.js';
+
+const ORDER_KEY = 'proteinar-library-order';        // the IDs listed, in order (this tab)
+const BROWSING_KEY = 'proteinar-library-browsing';  // the molecule opened from that list
+const LAST_KEY = 'proteinar-last-molecule';         // the last molecule shown (kept across launches)
+
+// Storage can be refused (private modes, policies): these helpers then remember nothing.
+function read(storage, key) {
+  try { return storage.getItem(key); } catch { return null; }
+}
+function write(storage, key, value) {
+  try { storage.setItem(key, value); } catch { /* nothing remembered */ }
+}
+
+/** Marks `id` as opened from the library list: Explore offers Previous and Next beside it. */
+export function browseLibraryFrom(id) {
+  if (id) write(sessionStorage, BROWSING_KEY, id);
+}
+
+/** {previous, next, index, count} of `id` in the library list it was opened from, or null. */
+export function libraryNeighbours(id) {
+  if (read(sessionStorage, BROWSING_KEY) !== id) return null;
+  let order = [];
+  try { order = JSON.parse(read(sessionStorage, ORDER_KEY) ?? '[]'); } catch { order = []; }
+  const index = Array.isArray(order) ? order.indexOf(id) : -1;
+  if (index < 0) return null;
+  return { previous: order[index - 1] ?? null, next: order[index + 1] ?? null, index, count: order.length };
+}
+
+export function rememberLastMolecule(id) { write(localStorage, LAST_KEY, id); }
+export function lastMolecule() { return read(localStorage, LAST_KEY); }
 
 /**
  * @param {{$: Function, el: Function, say: Function, account: object}} app  account: account.js's
@@ -39,6 +71,7 @@ export function setupLibrary(app) {
       if (shown !== serial) return;
       const keptIDs = own ? new Set(page.molecules.map((m) => m.id)) : kept;
       list.replaceChildren(...page.molecules.map((m) => item(m, signedIn, keptIDs)));
+      write(sessionStorage, ORDER_KEY, JSON.stringify(page.molecules.map((m) => m.id)));
       if (page.molecules.length === 0) {
         list.append(el('li', { class: 'empty-note' }, filter ? `Nothing${own ? ' of yours' : ''} matches “${filter}”.`
           : own ? 'You have no molecules yet: what you add (Explore an entry, upload a file, keep a design) is kept here, and Keep adds any molecule of the library.'
@@ -59,7 +92,9 @@ export function setupLibrary(app) {
   }
 
   function item(m, signedIn, keptIDs) {
-    const actions = [el('a', { class: 'button primary', href: `#/explore/${encodeURIComponent(m.id)}`, 'aria-label': `Open ${m.id}` }, 'Open')];
+    const actions = [el('a', {
+      class: 'button primary', href: `#/explore/${encodeURIComponent(m.id)}`, 'aria-label': `Open ${m.id}`, onclick: () => browseLibraryFrom(m.id),
+    }, 'Open')];
     // Keep offline needs no account: the files stay in this browser.
     if (offlineSupported()) actions.push(keepOfflineToggle({ el, say }, m.id, { text: 'Keep offline' }));
     if (signedIn) {

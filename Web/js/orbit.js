@@ -1,8 +1,8 @@
 // Orbit controls for the 3D viewer (viewer.js): a camera that turns about a target, framing a
 // sphere (the model's bounds), with its view and projection matrices, and the pointer, touch,
 // wheel and keyboard input that moves it.
-// Dragging rotates (the right or middle button, or Shift, pans), two fingers pinch to zoom and move
-// to pan, the wheel zooms, arrow keys rotate, + and - zoom, and 0 returns to the first view. A
+// Dragging rotates (the right or middle button, or Shift, pans), two fingers pinch to zoom, move
+// to pan and twist to turn the model about the line of sight, the wheel zooms, arrow keys rotate, + and - zoom, and 0 returns to the first view. A
 // double tap is announced on the canvas as a `viewer-doubletap` event.
 
 import { mat4, quat, vec3 } from './math.js';
@@ -18,6 +18,7 @@ const DOUBLE_TAP_MS = 350;
 const DOUBLE_TAP_DISTANCE_PX = 30;
 const KEY_ROTATE_STEP = Math.PI / 36; // 5 degrees
 const KEY_ZOOM_STEP = 1.15;
+const TWIST_MIN_SPREAD_PX = 20;
 
 export class OrbitControls {
   /**
@@ -162,6 +163,19 @@ export class OrbitControls {
     this._moved();
   }
 
+  // Turns the model about the line of sight by `angle` radians (clockwise on the screen for a
+  // positive angle): two fingers twisting, as on a photo.
+  roll(angle) {
+    if (!angle || !Number.isFinite(angle)) return;
+    const q = this._scratchQuat;
+    // Screen y points down, the camera's y up: a clockwise twist on the screen is a negative turn
+    // about the camera's z axis, which points at the viewer.
+    quat.setAxisAngle(q, [0, 0, 1], -angle);
+    quat.multiply(this.rotation, q, this.rotation);
+    quat.normalize(this.rotation, this.rotation);
+    this._moved();
+  }
+
   // Moves the model with the pointer by `dx`, `dy` CSS pixels.
   pan(dx, dy) {
     const height = this.canvas.clientHeight || this.canvas.height || 1;
@@ -255,7 +269,7 @@ export class OrbitControls {
       return;
     }
 
-    // Two (or more) pointers: the first two pinch to zoom and move to pan.
+    // Two (or more) pointers: the first two pinch to zoom, move to pan and twist to roll.
     const [a, b] = this._pointers.values();
     if (pointer !== a && pointer !== b) {
       pointer.x = e.clientX;
@@ -268,6 +282,13 @@ export class OrbitControls {
     const after = pinch(a, b);
     if (before.spread > 0 && after.spread > 0) this.zoom(before.spread / after.spread);
     if (after.x !== before.x || after.y !== before.y) this.pan(after.x - before.x, after.y - before.y);
+    // Fingers too close together give a jittery angle: no twist from them.
+    if (before.spread > TWIST_MIN_SPREAD_PX && after.spread > TWIST_MIN_SPREAD_PX) {
+      let turn = after.angle - before.angle;
+      if (turn > Math.PI) turn -= 2 * Math.PI;        // across the ±π seam, the short way round
+      else if (turn < -Math.PI) turn += 2 * Math.PI;
+      this.roll(turn);
+    }
   }
 
   _onPointerEnd(e) {
@@ -335,5 +356,5 @@ export class OrbitControls {
 }
 
 function pinch(a, b) {
-  return { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2, spread: Math.hypot(a.x - b.x, a.y - b.y) };
+  return { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2, spread: Math.hypot(a.x - b.x, a.y - b.y), angle: Math.atan2(b.y - a.y, b.x - a.x) };
 }

@@ -18,6 +18,7 @@ from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser, fill_registr
 from proteinar_testing.build_screen import check_build_screen
 from proteinar_testing.capture_checks import check_capture
 from proteinar_testing.offline_checks import check_offline
+from proteinar_testing.gesture_help_checks import check_gestures_and_help
 from proteinar_testing.page_glb_decoding import check_page_decodes_glb
 from proteinar_testing.paths import CHECK_USDZ, DECODE_QR, FIXTURES
 from proteinar_testing.ports import free_port
@@ -274,7 +275,8 @@ try:
     check("Escape closes the AR explanation", bool(wait("return !document.getElementById('ar-help').open", 5)))
 
     # Keyboard alone: landing → Explore → Get 1AKE → style → camera, by Tab, Enter and arrow keys.
-    b.go(base + "/")
+    # The landing page by its own address: the bare one reopens the last molecule seen.
+    b.go(base + "/#/")
     wait("return document.querySelectorAll('.cards .card').length >= 5")
     ok = tab_to(b, "a.card[href='#/explore']")
     if ok: b.keys(ENTER)
@@ -400,6 +402,13 @@ finally:
 
 # Pictures, videos and AR photos, saved through the share sheet or downloaded; progress said in words.
 check_capture(base, check, keep_csp)
+# A phone-sized page with touch: twist, double tap, the style sheet, Hide hydrogens, More results,
+# Previous and Next through the library, the last molecule reopened, Help on every screen, and
+# every control named and large enough to tap.
+try:
+    check_gestures_and_help(base, check, shots, keep_csp)
+except Exception as e:
+    check("the phone-sized gestures and help run finished", False, repr(e))
 
 # Without WebGL2 (a real switch of Chromium's): a message in place of the 3D view; the rest works.
 plain = None
