@@ -18,6 +18,7 @@ const RECENT = 'proteinar-recent-v1';
 const KEPT = 'proteinar-kept-v1';           // js/offline.js writes this one; the name must match
 const CACHES = [SHELL, RECENT, KEPT];
 const RECENT_LIMIT = 20;
+const MODEL_VARIANTS = 6;                     // models kept per recent molecule (styles, colours)
 const RECENT_ORDER = '/__proteinar/recent.json'; // the ids in RECENT, most recently opened first
 const STATIC = ['/manifest.webmanifest', '/icons/icon-192.png', '/icons/icon-512.png', '/icons/maskable-512.png', '/icons/apple-touch-icon.png'];
 // /api/molecules/ID, /api/molecules/ID/thumbnail.png, /api/molecules/ID/model.glb (the viewer's format).
@@ -83,12 +84,15 @@ self.addEventListener('fetch', (event) => {
   if (url.origin !== location.origin) return;
   if (url.pathname.startsWith('/v/')) {
     event.respondWith(cacheFirst(event));
-  } else if (request.mode === 'navigate' || url.pathname === '/' || url.pathname === '/index.html') {
+  } else if (url.pathname === '/' || url.pathname === '/index.html' || (request.mode === 'navigate' && !url.pathname.startsWith('/api/'))) {
+    // The app's page. A link to a file (a USDZ or GLB download, the API's documents) navigates
+    // too, but is not the page and must never stand in for it.
     event.respondWith(thePage(event));
   } else if (STATIC.includes(url.pathname)) {
     event.respondWith(networkFirst(event, async () => SHELL));
-  } else if (url.pathname === '/api/molecules' && !url.searchParams.has('mine')) {
-    // The library's list, the same for everyone (My molecules, ?mine=true, is not kept).
+  } else if (url.pathname === '/api/molecules' && !url.searchParams.has('mine') && !url.searchParams.has('q')) {
+    // The library's list, the same for everyone (My molecules, ?mine=true, is not kept; nor is
+    // each filter a person types, which would fill the cache one keystroke at a time).
     event.respondWith(networkFirst(event, async () => RECENT));
   } else {
     const match = MOLECULE_FILE.exec(url.pathname);
@@ -134,7 +138,7 @@ async function cacheFirst(event) {
 async function thePage(event) {
   try {
     const response = await fromNetwork(event.request);
-    if (response.ok && !isPrivate(response)) {
+    if (response.ok && !isPrivate(response) && /^text\/html/.test(response.headers.get('Content-Type') ?? '')) {
       const copy = response.clone();
       event.waitUntil((async () => {
         const page = await copy.clone().text();
@@ -225,12 +229,23 @@ function touch(id) {
     const cache = await caches.open(RECENT);
     const ids = await recentIDs();
     const next = [id, ...ids.filter((other) => other !== id)];
-    const evicted = new Set(next.splice(RECENT_LIMIT));
+    next.splice(RECENT_LIMIT);
     await cache.put(RECENT_ORDER, new Response(JSON.stringify(next), { headers: { 'Content-Type': 'application/json' } }));
-    if (!evicted.size) return;
+    // Every file of a molecule no longer among the recent ones goes, also one written after its
+    // molecule left (a model still downloading then); of each recent molecule's models, the
+    // newest MODEL_VARIANTS (style × colour × highlight would otherwise grow without bound).
+    const recent = new Set(next);
+    const models = new Map();
     for (const request of await cache.keys()) {
-      const match = MOLECULE_FILE.exec(new URL(request.url).pathname);
-      if (match && evicted.has(decodeURIComponent(match[1]))) await cache.delete(request);
+      const url = new URL(request.url);
+      const match = MOLECULE_FILE.exec(url.pathname);
+      if (!match) continue;
+      const owner = decodeURIComponent(match[1]);
+      if (!recent.has(owner)) { await cache.delete(request); continue; }
+      if (url.pathname.endsWith('/model.glb')) models.set(owner, [...(models.get(owner) ?? []), request]);
+    }
+    for (const requests of models.values()) {
+      for (const request of requests.slice(0, Math.max(0, requests.length - MODEL_VARIANTS))) await cache.delete(request);
     }
   }).catch(() => { /* the cache is a nicety: a failed tidy-up leaves files, not a broken page */ });
   return order;

@@ -107,6 +107,8 @@ $('view-intro').addEventListener('touchend', (e) => {
   // Mostly downward, so that turning the pages sideways never closes them.
   if (dy > SWIPE_DOWN_PX && Math.abs(dx) < dy / 2) location.hash = '#/explore';
 });
+// A touch the browser took over (a scroll, a system gesture) is no swipe.
+$('view-intro').addEventListener('touchcancel', () => { swipeStart = null; }, { passive: true });
 
 // ---- Screens ----
 function ensureBuildViewer() {

@@ -6,7 +6,7 @@
 import * as api from './api.js';
 import { MoleculeViewer } from './viewer.js';
 import { keepOfflineToggle, offlineSupported } from './offline.js';
-import { browseLibraryFrom, libraryNeighbours, rememberLastMolecule } from './library.js';
+import { browseLibraryFrom, forgetLastMolecule, libraryNeighbours, rememberLastMolecule } from './library.js';
 
 // A big model also gets a coarse version for the viewer to draw while it moves, if full frames
 // turn out too slow on this device. It is a background nicety: failures are ignored.
@@ -116,6 +116,7 @@ export function setupExplore(app) {
       app.route();
       await showModel();
     } catch (error) {
+      if (error.status === 404) forgetLastMolecule(id);
       say(error.message, { error: true });
     }
   }

@@ -37,6 +37,11 @@ export function libraryNeighbours(id) {
 
 export function rememberLastMolecule(id) { write(localStorage, LAST_KEY, id); }
 export function lastMolecule() { return read(localStorage, LAST_KEY); }
+/** Forgets `id` as the last molecule (it is gone from the server): the next launch opens no error. */
+export function forgetLastMolecule(id) {
+  if (lastMolecule() !== id) return;
+  try { localStorage.removeItem(LAST_KEY); } catch { /* nothing remembered anyway */ }
+}
 
 /**
  * @param {{$: Function, el: Function, say: Function, account: object}} app  account: account.js's

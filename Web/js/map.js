@@ -5,13 +5,13 @@
 // origin) the list is what remains, and the page says why.
 import * as api from './api.js';
 import { allows } from './policy.js';
+import { whereAmI } from './where-am-i.js';
 
 const LEAFLET_JS = '/vendor/leaflet/leaflet.js';
 const LEAFLET_CSS = '/vendor/leaflet/leaflet.css';
 const TILES = 'https://tile.openstreetmap.org/{z}/{x}/{y}.png';
 // Tiles that have not loaded by then are taken as not coming at all.
 const TILE_WAIT_MS = 8000;
-const LOCATION_WAIT_MS = 8000;
 const EARTH_RADIUS_KM = 6371.0088;
 
 /** @param {{$: Function, el: Function, say: Function}} app */
@@ -126,19 +126,6 @@ export function setupMap(app) {
       document.head.append(script);
     });
     return leaflet;
-  }
-
-  // Resolves to a position, or to null; `why` (if given) hears which of refused, unavailable or timeout it was.
-  function whereAmI(why = () => {}, maximumAge = 600000) {
-    return new Promise((resolve) => {
-      if (!navigator.geolocation) { why('unavailable'); return resolve(null); }
-      const timer = setTimeout(() => { why('timeout'); resolve(null); }, LOCATION_WAIT_MS + 500);
-      navigator.geolocation.getCurrentPosition(
-        (p) => { clearTimeout(timer); resolve({ latitude: p.coords.latitude, longitude: p.coords.longitude }); },
-        (error) => { clearTimeout(timer); why(error?.code === 1 ? 'refused' : error?.code === 3 ? 'timeout' : 'unavailable'); resolve(null); },
-        { timeout: LOCATION_WAIT_MS, maximumAge });
-      return undefined;
-    });
   }
 
   // "Locate me": the map (or, without tiles, the list) centres on where the person is, asked afresh

@@ -3,6 +3,7 @@
 // worker keeps the last 20 molecules opened on its own; a kept molecule's files go into a cache of
 // their own, which it answers from offline and never empties.
 import * as api from './api.js';
+import { formatSize } from './progress-text.js';
 
 const KEPT = 'proteinar-kept-v1';  // sw.js reads this cache; the name must match
 // The model Explore shows first (explore.js's defaults): what Keep offline fetches when the
@@ -28,6 +29,9 @@ export async function isKept(id) {
 /** Keeps `id`'s details, pictures and models (every style opened on this device, and the first
  * one Explore shows) in the kept cache. */
 export async function keep(id) {
+  // Without persistent storage a browser may clear what was kept (Safari after seven days without a
+  // visit, others when the disk fills): ask, and say so when it is refused.
+  const lasting = await navigator.storage?.persist?.().catch(() => false);
   // The models this page loaded (the view shown now), and those any cache holds (other styles).
   const models = new Set(performance.getEntriesByType('resource').map((e) => new URL(e.name))
     .filter((url) => url.origin === location.origin && url.pathname === `${path(id)}/model.glb`).map((url) => url.href));
@@ -59,6 +63,7 @@ export async function keep(id) {
     for (const [url, response] of answers.reverse()) await cache.put(url, response);
     sizes[id] = answers.reduce((sum, [, , bytes]) => sum + bytes, 0);
   });
+  return { lasting: lasting !== false };
 }
 
 /** Lets `id` go: its files leave the kept cache (the recent cache may still hold them a while). */
@@ -95,16 +100,11 @@ export async function keptSize() {
   return { molecules: all.length, bytes: all.reduce((sum, bytes) => sum + bytes, 0) };
 }
 
-export function formatBytes(bytes) {
-  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
-  return `${Math.max(1, Math.round(bytes / 1e3))} KB`;
-}
-
 /** A sentence for the person: how much this device keeps for them. */
 export async function keptSummary() {
   const { molecules, bytes } = await keptSize();
   if (!molecules) return 'Nothing is kept offline on this device yet.';
-  return `Kept offline on this device: ${molecules} molecule${molecules === 1 ? '' : 's'}, ${formatBytes(bytes)}.`;
+  return `Kept offline on this device: ${molecules} molecule${molecules === 1 ? '' : 's'}, ${formatSize(bytes)}.`;
 }
 
 /**
@@ -116,19 +116,24 @@ export function keepOfflineToggle(app, id, { label = `Keep offline: ${id}, on th
   const { el, say } = app;
   const button = el('button', { type: 'button', class: 'keep keep-offline', 'aria-pressed': 'false', 'aria-label': label }, text);
   const showNote = async () => { if (note) note.textContent = await keptSummary(); };
-  isKept(id).then((kept) => button.setAttribute('aria-pressed', String(kept)));
+  let tapped = false;
+  isKept(id).then((kept) => { if (!tapped) button.setAttribute('aria-pressed', String(kept)); })
+    .catch(() => { button.disabled = true; button.title = 'This browser does not let the page keep files (a private window, say).'; });
   button.addEventListener('click', async () => {
+    tapped = true;
     const keeping = button.getAttribute('aria-pressed') !== 'true';
     button.disabled = true;
     try {
+      let lasting = true;
       if (keeping) {
         say(`Keeping ${id} on this device…`);
-        await keep(id);
+        ({ lasting } = await keep(id));
       } else {
         await unkeep(id);
       }
       button.setAttribute('aria-pressed', String(keeping));
-      say(keeping ? `${id} is kept on this device: it opens without a network. ${await keptSummary()}`
+      const caveat = lasting ? '' : ' This browser may still clear it when space runs low or after weeks unused; installing the app keeps it longer.';
+      say(keeping ? `${id} is kept on this device: it opens without a network. ${await keptSummary()}${caveat}`
         : `${id} is no longer kept offline. ${await keptSummary()}`);
       await showNote();
     } catch (error) {

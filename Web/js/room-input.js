@@ -363,10 +363,14 @@ export class RoomAR extends ARPlacement {
       // A finger on the screen is a transient input whose target ray runs from the camera through
       // the finger: the stroke follows that ray, not the middle of the screen.
       this._source = e.inputSource?.targetRaySpace ? e.inputSource : null;
+      this._rayMatrix = this._eventRay(e);
       this._depth = null;
     }, { signal });
-    this.session.addEventListener('selectend', () => {
+    this.session.addEventListener('selectend', (e) => {
       if (!this._drawingAR) return;
+      // A quick tap has ended before the next frame, whose pose for it is then gone: the ray at
+      // the moment the finger lifted is kept for the dot.
+      this._rayMatrix = this._eventRay(e) ?? this._rayMatrix;
       if (!this._arStarted) {
         // Lifted before a frame drew anything: a tap, which the next frame makes a dot.
         this._tapped = true;
@@ -424,11 +428,17 @@ export class RoomAR extends ARPlacement {
 
   /** The ray the touch draws along (world space): the finger's target ray, else the camera's -z. */
   _ray(frame) {
-    const rayPose = this._source && frame.getPose?.(this._source.targetRaySpace, this.space);
-    const m = rayPose?.transform?.matrix ?? cameraMatrix(frame.getViewerPose(this.space));
+    const live = this._source && frame.getPose?.(this._source.targetRaySpace, this.space)?.transform?.matrix;
+    if (live) this._rayMatrix = live;
+    const m = live ?? (this._source && this._rayMatrix) ?? cameraMatrix(frame.getViewerPose(this.space));
     if (!m) return null;
     const length = Math.hypot(m[8], m[9], m[10]) || 1;
     return { origin: [m[12], m[13], m[14]], direction: [-m[8] / length, -m[9] / length, -m[10] / length] };
+  }
+
+  /** The touch's target ray (a matrix) at the moment of an input-source event, when it has one. */
+  _eventRay(e) {
+    return (e.inputSource?.targetRaySpace && e.frame?.getPose?.(e.inputSource.targetRaySpace, this.space)?.transform?.matrix) ?? null;
   }
 
   /** The middle of what stands on the table (the molecule, else the room's floor ring), in world space. */

@@ -2,6 +2,7 @@
 // facts (room-view.js); its owner can move it, typing the coordinates or taking where the phone is
 // now, saved through the room's settings (PATCH /api/rooms/{id}, which takes a location).
 import * as api from './api.js';
+import { roundDegrees, whereAmI } from './where-am-i.js';
 
 /**
  * @param {{$: Function, say: Function}} app
@@ -29,7 +30,7 @@ export function setupRoomPlace(app, roomScreen) {
     error.textContent = '';
     const [lat, lon] = [$('room-latitude').value.trim(), $('room-longitude').value.trim()];
     if (!lat && !lon) return undefined;
-    const location = { latitude: round(Number(lat)), longitude: round(Number(lon)) };
+    const location = { latitude: roundDegrees(Number(lat)), longitude: roundDegrees(Number(lon)) };
     if (!lat || !lon || !valid(location) || Math.abs(location.latitude) > 90 || Math.abs(location.longitude) > 180) {
       error.textContent = 'A place needs a latitude from −90 to 90 and a longitude from −180 to 180, e.g. 52.205 and 0.122.';
       $('room-latitude').focus();
@@ -58,15 +59,18 @@ export function setupRoomPlace(app, roomScreen) {
     const error = $('room-place-error');
     if (!navigator.geolocation) { error.textContent = 'This browser cannot tell where you are: type the place instead.'; return; }
     $('room-place-now').textContent = 'Finding where you are…';
-    navigator.geolocation.getCurrentPosition((p) => {
-      $('room-latitude').value = String(round(p.coords.latitude));
-      $('room-longitude').value = String(round(p.coords.longitude));
+    let reason = null;
+    whereAmI((r) => { reason = r; }, 60000).then((here) => {
+      if (!here) {
+        $('room-place-now').textContent = '';
+        error.textContent = reason === 'refused' ? 'Location refused: type the place instead, or allow this site to use your location.'
+          : 'Your location could not be found: type the place instead.';
+        return;
+      }
+      $('room-latitude').value = String(here.latitude);
+      $('room-longitude').value = String(here.longitude);
       $('room-place-now').textContent = 'Found where you are: Save to move the room here.';
-    }, (failure) => {
-      $('room-place-now').textContent = '';
-      error.textContent = failure?.code === 1 ? 'Location refused: type the place instead, or allow this site to use your location.'
-        : 'Your location could not be found: type the place instead.';
-    }, { timeout: 15000, maximumAge: 60000 });
+    });
   });
 
   return { show, describe };
@@ -76,7 +80,3 @@ function valid(l) {
   return Boolean(l) && Number.isFinite(l.latitude) && Number.isFinite(l.longitude);
 }
 
-// Four decimals of a degree (about 10 m), as when a room is created (rooms.js).
-function round(degrees) {
-  return Math.round(degrees * 1e4) / 1e4;
-}

@@ -3,6 +3,7 @@
 // rooms by link as guests.
 import * as api from './api.js';
 import { fieldError } from './account.js';
+import { whereAmI } from './where-am-i.js';
 
 const STYLES = [['cartoon', 'Cartoon'], ['ball-and-stick', 'Ball and stick'], ['spacefill', 'Spacefill'], ['sticks', 'Sticks'], ['backbone', 'Backbone'], ['surface', 'Surface']];
 
@@ -92,13 +93,16 @@ export function setupRooms(app) {
       return;
     }
     note.textContent = 'Finding where you are…';
-    navigator.geolocation.getCurrentPosition((position) => {
-      location_ = { latitude: round(position.coords.latitude), longitude: round(position.coords.longitude) };
-      note.textContent = `The room will be on the map at ${location_.latitude.toFixed(3)}, ${location_.longitude.toFixed(3)}.`;
-    }, (error) => {
-      e.target.checked = false;
-      note.textContent = error.code === 1 ? 'Location refused: the room will not be on the map.' : 'Your location could not be found; the room will not be on the map.';
-    }, { timeout: 15000, maximumAge: 600000 });
+    let reason = null;
+    whereAmI((r) => { reason = r; }).then((here) => {
+      if (!here) {
+        e.target.checked = false;
+        note.textContent = reason === 'refused' ? 'Location refused: the room will not be on the map.' : 'Your location could not be found; the room will not be on the map.';
+        return;
+      }
+      location_ = here;
+      note.textContent = `The room will be on the map at ${here.latitude.toFixed(3)}, ${here.longitude.toFixed(3)}.`;
+    });
   });
 
   $('room-form').addEventListener('submit', async (e) => {
@@ -137,7 +141,3 @@ export function setupRooms(app) {
   };
 }
 
-// Four decimals of a degree (about 10 m): enough for a map, and no closer to someone's door.
-function round(degrees) {
-  return Math.round(degrees * 1e4) / 1e4;
-}

@@ -17,6 +17,12 @@
   build_screen  check_build_screen(browser, base, check, canvas, shot): check-web's checks of the Build screen
   capture_checks  check_capture(base, check, keep_csp): check-web's checks of Camera, Record, sharing, AR photos
                and progress in words, on a phone of its own
+  offline_checks  check_offline(...): check-web's checks of the manifest, the service worker, offline
+               reloads, the offline banner and Keep offline (the network cut for the page and the worker)
+  gesture_help_checks  check_gestures_and_help(base, check, shots, keep_csp): twist, the style sheet,
+               Hide hydrogens, search paging, library Previous/Next, Help on every screen, 44 px targets
+  room_checks  check-draw's checks of AR drawing along a finger's ray, the hue slider and colour names,
+               Locate me, a room's place, notes pinned to residues in 3D
   link_emulator  make_namespaces(), Link(down, up, rtt, limit), describe(stats), remove_namespaces(): an emulated
                4G/3G link between two network namespaces (root; TUN devices and a user-space emulator)
   phone_browser  run_browser(base, molecules, viewport, timeout): first frames in Chromium on the emulated phone

@@ -3,7 +3,7 @@ phone size (a fresh profile: no service worker from the other checks): the manif
 icons loaded at their sizes), the service worker registered and controlling the page, a molecule
 opened before that opens again after an offline reload (its title and a drawn 3D view), the offline
 banner shown offline and gone online, and Keep offline putting a molecule's files in its cache."""
-import json, time
+import json, re, time
 
 from proteinar_testing.browser import Browser
 
@@ -151,6 +151,30 @@ def check_offline(base, check, shot, molecule="1AKE"):
                             return b && b.getAttribute('aria-pressed') === 'true' && [b.getAttribute('aria-label'), b.getAttribute('aria-pressed'), b.getBoundingClientRect().height]""", 20)
         check("the Library list offers Keep offline on each molecule, pressed for the one kept",
               listed == [f"Keep offline: {molecule}, on this device", "true", listed and listed[2]] and listed[2] >= 44, str(listed))
+        # What the worker must never keep: a file opened in a frame standing in for the app's page
+        # (a navigation too), a filter typed into the library one keystroke at a time, and anything
+        # per person (the session, My molecules, search, rooms).
+        state = b.js_async("""const done = arguments[arguments.length - 1];
+            (async () => {
+              const frame = document.createElement('iframe');
+              frame.hidden = true;
+              const loaded = new Promise((resolve) => { frame.onload = resolve; setTimeout(resolve, 5000); });
+              frame.src = '/api/openapi.yaml';
+              document.body.append(frame);
+              await loaded;
+              await Promise.all(['/api/molecules?limit=200&q=ak', '/api/session', '/api/molecules?mine=true', '/api/rooms']
+                .map((url) => fetch(url).catch(() => null)));
+              await new Promise((resolve) => setTimeout(resolve, 500));
+              const urls = [];
+              for (const name of await caches.keys()) for (const r of await (await caches.open(name)).keys()) urls.push(r.url);
+              const page = await caches.match('/');
+              return { urls, page: page && page.headers.get('Content-Type'), html: page && /<html/i.test(await page.text()) };
+            })().then(done, (e) => done(String(e)));""")
+        kept_wrongly = [u for u in (state.get("urls", []) if isinstance(state, dict) else [])
+                        if re.search(r"/api/(session|search|rooms|accounts|profile|openapi)|mine=true|[?&]q=", u)]
+        check("the worker keeps the app's page as the page (a file opened in a frame does not replace it) and nothing per person or per keystroke",
+              isinstance(state, dict) and (state.get("page") or "").startswith("text/html") and state.get("html") and not kept_wrongly,
+              f"page {state.get('page') if isinstance(state, dict) else state}, kept wrongly {kept_wrongly}")
     except Exception as e:  # noqa: BLE001 — one failed check, not a stopped run
         check("the installable and offline run finished", False, repr(e))
     finally:

@@ -41,7 +41,9 @@ RAY_STUB = r"""(() => {
   xr.requestSession = async (mode, init) => {
     const session = await request(mode, init), frames = session.requestAnimationFrame.bind(session);
     session.requestAnimationFrame = (cb) => frames((t, frame) => {
-      frame.getPose = (space) => (space === window.__raySpace && window.__ray ? window.__rayPose() : null);
+      // A transient touch has no pose once it has ended (as in browsers), so a quick tap must use
+      // the pose its events carried.
+      frame.getPose = (space) => (space === window.__raySpace && window.__ray && !window.__ended ? window.__rayPose() : null);
       cb(t, frame);
     });
     return session;
@@ -49,6 +51,10 @@ RAY_STUB = r"""(() => {
   window.__touch = (type) => {
     const e = new Event(type);
     e.inputSource = { targetRayMode: 'screen', targetRaySpace: window.__raySpace, profiles: ['generic-touchscreen'] };
+    if (type === 'selectstart') window.__ended = false;
+    const pose = window.__ray ? window.__rayPose() : null;
+    e.frame = { getPose: (space) => (space === window.__raySpace ? pose : null) };
+    if (type === 'selectend') window.__ended = true;
     window.__xr.session.dispatchEvent(e);
   };
 })();"""
