@@ -107,10 +107,7 @@ extension Builder {
         func fill() {
             sideGrid = AtomGrid(cellSize: 3.0)
             lightGrid = AtomGrid(cellSize: 3.0)
-            for r in 0..<chain.count {
-                for (atom, p) in zip(SideChainGeometry.atoms[chain.sequence[r]] ?? [], chosen[r]) { sideGrid.insert(p, residue: r, kind: .sideChain(atom.element)) }
-                for h in light[r] { lightGrid.insert(h.position, residue: r, kind: h.polar ? .polarHydrogen : .hydrogen) }
-            }
+            for r in 0..<chain.count { insertSideChain(r, chosen[r], light[r], byElement: true, into: &sideGrid, &lightGrid) }
         }
         fill()
         for pass in 0..<6 {

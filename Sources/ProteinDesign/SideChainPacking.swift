@@ -100,11 +100,7 @@ extension Builder {
         var chosen = [[SIMD3<Double>]](repeating: [], count: chain.count)
         var light = [[PlacedHydrogen]](repeating: [], count: chain.count)
         var sideGrid = AtomGrid(cellSize: 3.0), lightGrid = AtomGrid(cellSize: 3.0)
-        func insert(_ r: Int) {
-            let tree = SideChainGeometry.atoms[chain.sequence[r]] ?? []
-            for (atom, p) in zip(tree, chosen[r]) { sideGrid.insert(p, residue: r, kind: hydrogens ? .sideChain(atom.element) : .sideChain) }
-            for h in light[r] { lightGrid.insert(h.position, residue: r, kind: h.polar ? .polarHydrogen : .hydrogen) }
-        }
+        func insert(_ r: Int) { insertSideChain(r, chosen[r], light[r], byElement: hydrogens, into: &sideGrid, &lightGrid) }
         func cost(_ atoms: [SIMD3<Double>], _ h: [PlacedHydrogen], _ r: Int) -> Double {
             let heavy = overlap(of: atoms, residue: r, sideGrid: sideGrid)
             guard hydrogens else { return heavy }
@@ -147,6 +143,16 @@ extension Builder {
             if let partner, packed.worst == nil { packed.worst = (r, partner) }
         }
         return packed
+    }
+
+    /// Puts residue `r`'s side-chain atoms beyond CB (told apart by element where `byElement`, for
+    /// comparing hydrogens with them) and its hydrogens into the grids the packing queries.
+    func insertSideChain(_ r: Int, _ atoms: [SIMD3<Double>], _ light: [PlacedHydrogen], byElement: Bool,
+                         into sideGrid: inout AtomGrid, _ lightGrid: inout AtomGrid) {
+        for (atom, p) in zip(SideChainGeometry.atoms[chain.sequence[r]] ?? [], atoms) {
+            sideGrid.insert(p, residue: r, kind: byElement ? .sideChain(atom.element) : .sideChain)
+        }
+        for h in light { lightGrid.insert(h.position, residue: r, kind: h.polar ? .polarHydrogen : .hydrogen) }
     }
 
     /// The χ angles residue `r` may take. Level 0: the library's rotamers; 1: each χ nudged by
