@@ -24,6 +24,7 @@ struct RoomRoutes: Sendable {
         api.patch("rooms/:room") { request, context in try await change(request, context) }
         api.post("rooms/:room/members") { request, context in try await addMember(request, context) }
         api.get("rooms/:room/operations") { request, context in try await operations(request, context) }
+        api.get("rooms/:room/state") { request, context in try await state(request, context) }
         api.post("rooms/:room/operations") { request, context in try await submit(request, context) }
         for format in [ModelFormat.usdz, .glb] {
             api.get("rooms/:room/model.\(format.rawValue)") { request, context in try await model(request, context, format: format) }
@@ -143,6 +144,29 @@ struct RoomRoutes: Sendable {
         struct Log: Encodable { var operations: [LoggedOperation]; var sequence: UInt64; var more: Bool }
         let last = ops.last?.sequence ?? after
         return try Responses.encoded(Log(operations: ops, sequence: max(state.sequence, last), more: ops.count == limit))
+    }
+
+    /// The room as it was after operation `at` (history), or now without `at`. Rebuilding replays
+    /// the log, so it takes the client's fair share of the CPU like a model does.
+    func state(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let id = try context.parameters.require("room")
+        let actor = try await accounts.identify(request).actor ?? Self.anonymous
+        var at: UInt64?
+        if let text = request.uri.queryParameters.get("at") {
+            guard let value = UInt64(text) else { throw APIError(.badRequest, "at '\(text.prefix(20))': expected a whole number ≥ 0") }
+            at = value
+        }
+        let state: RoomState
+        if let at {
+            let client = try await APIRoutes.client(request, context, accounts: accounts)
+            state = try await call { try await fairShare.run(client) { try await host.state(of: id, at: at, for: actor) } }
+        } else {
+            state = try await call { try await host.snapshot(of: id, for: actor) }
+        }
+        var response = try Responses.encoded(RoomStateJSON(state))
+        // A past state never changes; the present one does with every operation.
+        response.headers[.cacheControl] = at == nil ? "private, no-cache" : "private, max-age=3600"
+        return response
     }
 
     func submit(_ request: Request, _ context: ServerContext) async throws -> Response {

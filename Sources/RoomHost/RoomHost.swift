@@ -91,6 +91,33 @@ public actor RoomHost {
         try await Self.logged(store, in: id, after: sequence)
     }
 
+    /// The room as it was right after operation `sequence` (0: empty), rebuilt from the log, read
+    /// and replayed off the actor: the history a room's slider shows. Costs one pass over the log
+    /// up to `sequence`, so callers limit how often a client may ask.
+    public func state(of id: String, at sequence: UInt64, for actor: Actor) async throws -> RoomState {
+        let room = try await load(id)
+        guard room.settings.mayRead(actor) else { throw RoomError(.forbidden, "you are not a member of room \(id)") }
+        guard sequence <= room.state.sequence else {
+            throw RoomError(.invalid, "at \(sequence): room \(id) has \(room.state.sequence) operations so far")
+        }
+        if sequence == room.state.sequence { return room.state }
+        return try await Self.replayed(store, in: id, upTo: sequence)
+    }
+
+    /// The room's state after `sequence`, from the log's first operation.
+    private nonisolated static func replayed(_ store: any RoomLogStore, in id: String, upTo sequence: UInt64) async throws -> RoomState {
+        var state = RoomState()
+        let decoder = JSONDecoder()
+        var after: Int64 = 0
+        while state.sequence < sequence {
+            let page = try await store.operations(roomID: id, after: after, limit: Int(min(1_000, sequence - state.sequence)))
+            for stored in page { state.replay(try decoder.decode(LoggedOperation.self, from: Data(stored.json.utf8))) }
+            guard let last = page.last else { break }
+            after = last.sequence
+        }
+        return state
+    }
+
     // MARK: Operations
 
     /// Checks and applies `op`; when it is new, it is stored before this returns and then sent to
