@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "RoomModels", targets: ["RoomModels"]),
         .library(name: "Geometry", targets: ["Geometry"]),
         .library(name: "TextOutput", targets: ["TextOutput"]),
+        .library(name: "RoomLoad", targets: ["RoomLoad"]),
         .executable(name: "proteinar", targets: ["proteinar"]),
     ],
     dependencies: [
@@ -143,11 +144,24 @@ let package = Package(
             ],
             resources: [.copy("openapi.yaml")]
         ),
+        // The rooms' load generator (`proteinar bench-rooms`): WebSocket clients that draw at pen
+        // rate and measure what the server does with it.
+        .target(
+            name: "RoomLoad",
+            dependencies: [
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdWSCompression", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "proteinar",
             dependencies: [
                 "Library", "Molecule", "MoleculeLibrary", "MoleculeMesh", "PDBArchive", "ProteinARServer", "ProteinDesign",
-                "SceneExport", "SceneRender",
+                "RoomLoad", "SceneExport", "SceneRender",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -4,7 +4,12 @@ WebSocket clients in each, every client adding one stroke point every I ms (an a
 extend-stroke messages of one point; a new stroke about every second).
 
     scripts/benchmarks/benchmark-rooms.py PROTEINAR_BIN [--rooms 10] [--clients 20] [--seconds 60]
-        [--interval-ms 33] [--postgres URL] [--processes N] [--members] [--deflate]
+        [--interval-ms 33] [--postgres URL] [--generator swift|python] [--processes N] [--members] [--deflate]
+
+The clients are, by default, the Swift load generator (`proteinar bench-rooms`, Sources/RoomLoad:
+every client in one process on one event-loop thread, cheap enough that the server gets most of
+the machine); `--generator python` runs the Python clients of room_load/clients.py instead (one
+process per core), kept as a cross-check: both report the same figures the same way.
 
 Measures, for every operation sent and every client of its room that receives its `op` broadcast,
 the latency from send to receive (clients of one room live in one process; the clock is
@@ -20,7 +25,7 @@ SQLite in a temporary folder, or the PostgreSQL database at --postgres (used as 
 
 The clients, the measurements and the summary are in scripts/benchmarks/room_load/; the server,
 HTTP and accounts come from scripts/proteinar_testing."""
-import argparse, multiprocessing as mp, os, random, shutil, sys, tempfile, time
+import argparse, json, multiprocessing as mp, os, random, shutil, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
 from proteinar_testing.venv import require  # noqa: E402
@@ -44,14 +49,16 @@ def main():
     p.add_argument("--seconds", type=float, default=60)
     p.add_argument("--interval-ms", type=float, default=33, help="one point per client every so many ms")
     p.add_argument("--postgres", metavar="URL", help="use this PostgreSQL database instead of SQLite")
-    p.add_argument("--processes", type=int, default=0, help="client processes (default: one per core, at most one per room)")
+    p.add_argument("--generator", choices=("swift", "python"), default="swift",
+                   help="the Swift load generator (proteinar bench-rooms) or the Python clients")
+    p.add_argument("--processes", type=int, default=0, help="Python client processes (default: one per core, at most one per room)")
     p.add_argument("--members", action="store_true", help="clients are member accounts instead of guests")
     p.add_argument("--deflate", action="store_true", help="offer permessage-deflate, as browsers do")
     p.add_argument("--drain", type=float, default=30, help="seconds to wait for late answers after sending stops")
     args = p.parse_args()
     binary = os.path.abspath(args.binary)
     cores = os.cpu_count() or 1
-    processes = min(args.rooms, args.processes or cores)
+    processes = 1 if args.generator == "swift" else min(args.rooms, args.processes or cores)
     tmp = tempfile.mkdtemp(prefix="proteinar-rooms-bench-")
     try:
         server = ServerProcess(binary, work=tmp, database_url=args.postgres, starter=False, name="server", timeout=30)
@@ -59,7 +66,7 @@ def main():
         sys.exit(str(e))
     ok = False
     try:
-        ok = run(args, server, processes, cores)
+        ok = run(args, server, processes, cores, tmp)
     finally:
         server.stop()
         if ok:
@@ -88,12 +95,43 @@ def set_up_rooms(args, server):
     return rooms
 
 
-def run(args, server, processes, cores):
+def swift_worker(rooms, server, args, ready_queue, go, start_value, results, tmp):
+    """Runs `proteinar bench-rooms` for all the rooms, with the queues the Python client processes
+    use: ("ready", 0, seconds to connect), then, once `go` is set, ("done", 0, its measurements)."""
+    plan = {"base": f"ws://127.0.0.1:{server.port}", "intervalMilliseconds": args.interval_ms, "seconds": args.seconds,
+            "drainSeconds": args.drain, "deflate": args.deflate,
+            "rooms": [{"id": rid_, "clients": [{"index": i, "auth": auth} for i, auth in clients]} for rid_, clients in rooms]}
+    path = os.path.join(tmp, "plan.json")
+    with open(path, "w") as f:
+        json.dump(plan, f)
+    proc = subprocess.Popen([os.path.abspath(args.binary), "bench-rooms", "--plan", path], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        if not line.startswith("ready "):
+            proc.wait(10)
+            ready_queue.put(("error", 0, f"bench-rooms: {line.strip() or f'exited with {proc.returncode}'}"))
+            return
+        ready_queue.put(("ready", 0, float(line.split()[1])))
+        go.wait()
+        proc.stdin.write(f"go {max(0.0, start_value.value - time.monotonic()):.4f}\n")
+        proc.stdin.flush()
+        line = proc.stdout.readline()
+        if not line.startswith("done "):
+            results.put(("error", 0, f"bench-rooms: {line.strip()[:300] or 'ended without a result'}"))
+            return
+        results.put(("done", 0, json.loads(line[5:])))
+    finally:
+        if proc.poll() is None:
+            proc.wait(30)
+
+
+def run(args, server, processes, cores, tmp):
     store = f"PostgreSQL ({args.postgres.split('@')[-1]})" if args.postgres else "SQLite"
     total = args.rooms * args.clients
     print(f"benchmark-rooms: {args.rooms} rooms × {args.clients} clients = {total} WebSocket connections, "
           f"one point every {args.interval_ms:g} ms for {args.seconds:g} s; {store}; "
-          f"{processes} client process{'es' if processes != 1 else ''} on {cores} cores; "
+          f"{processes} client process{'es' if processes != 1 else ''} ({args.generator}) on {cores} cores; "
           f"{'members' if args.members else 'guests'}{', permessage-deflate' if args.deflate else ''}", flush=True)
     setup = time.monotonic()
     rooms = set_up_rooms(args, server)
@@ -103,8 +141,12 @@ def run(args, server, processes, cores):
     ready_q, results = ctx.Queue(), ctx.Queue()
     go, start_value = ctx.Event(), ctx.Value("d", 0.0)
     shares = [[(rid_, clients) for i, (rid_, clients, _) in enumerate(rooms) if i % processes == w] for w in range(processes)]
-    workers = [ctx.Process(target=worker, args=(w, shares[w], server.port, args, ready_q, go, start_value, results), daemon=True)
-               for w in range(processes)]
+    if args.generator == "swift":
+        workers = [threading.Thread(target=swift_worker, args=(shares[0], server, args, ready_q, go, start_value, results, tmp),
+                                    daemon=True)]
+    else:
+        workers = [ctx.Process(target=worker, args=(w, shares[w], server.port, args, ready_q, go, start_value, results), daemon=True)
+                   for w in range(processes)]
     for w in workers:
         w.start()
     connect_s = 0.0

@@ -1,0 +1,266 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import HTTPTypes
+import HummingbirdWSClient
+import HummingbirdWSCompression
+import Logging
+import NIOConcurrencyHelpers
+import NIOPosix
+
+/// The rooms' load generator: every client of the plan on its own WebSocket, all in this process
+/// on one event-loop thread, adding one stroke point every interval (an add-stroke, then
+/// extend-stroke messages of one point; a new stroke about every second) and recording what comes
+/// back (LoadClient). Made to cost far less than the server it measures, so that the server, not
+/// the clients, sets the figures; its own CPU share is part of the result.
+public struct RoomLoadGenerator: Sendable {
+    public let plan: RoomLoadPlan
+    public init(plan: RoomLoadPlan) { self.plan = plan }
+
+    /// Connects every client, calls `connected` with the seconds it took, waits for `start` to say
+    /// when to begin (seconds from now), sends for the plan's seconds, waits for late answers, and
+    /// returns what was measured.
+    public func run(connected: @escaping @Sendable (Double) -> Void,
+                    start: @escaping @Sendable () async -> Double) async throws -> RoomLoadResult {
+        let clients = plan.rooms.flatMap { room in room.clients.map { LoadClient(index: $0.index, roomID: room.id) } }
+        let auths = plan.rooms.flatMap { $0.clients.map(\.auth) }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let phase = Phase()
+        let connectStart = Clock.seconds()
+        defer { group.shutdownGracefully { _ in } }
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            for (client, auth) in zip(clients, auths) {
+                tasks.addTask { await self.runClient(client, auth: auth, on: group, phase: phase) }
+            }
+            // Every client's welcome, or a failure, within two minutes.
+            while !clients.allSatisfy(\.isWelcomed) {
+                if Clock.seconds() - connectStart > 120 || clients.contains(where: \.hasDropped) {
+                    phase.stop()
+                    let done = clients.filter(\.isWelcomed).count
+                    let why = clients.lazy.flatMap { $0.record().closed.keys }.first ?? "timed out"
+                    throw RoomLoadError("\(done)/\(clients.count) clients connected; \(why)")
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            connected(Clock.seconds() - connectStart)
+            let delay = await start()
+            let startAt = Clock.seconds() + delay
+            let cpu0 = Self.cpuSeconds()
+            phase.begin(at: startAt, until: startAt + plan.seconds)
+            while Clock.seconds() < startAt + plan.seconds { try await Task.sleep(for: .milliseconds(50)) }
+            let cpu = Self.cpuSeconds() - cpu0, wall = Clock.seconds() - startAt
+            // Late answers and broadcasts, until all are in or the drain time is up.
+            let drainStart = Clock.seconds()
+            var drained = false
+            while Clock.seconds() - drainStart < plan.drainSeconds {
+                if Self.drained(clients) { drained = true; break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let drainSeconds = Clock.seconds() - drainStart
+            phase.stop()
+            try await tasks.waitForAll()
+            return Self.result(clients, drained: drained, cpu: cpu, wall: wall, drainSeconds: drainSeconds)
+        }
+    }
+
+    private func runClient(_ client: LoadClient, auth: String, on group: MultiThreadedEventLoopGroup, phase: Phase) async {
+        var headers = HTTPFields()
+        var url = "\(plan.base)/api/rooms/\(client.roomID)/live"
+        if auth.hasPrefix("token:") {
+            headers[.authorization] = "Bearer \(auth.dropFirst(6))"
+        } else {
+            url += "?guest=\(auth)"
+        }
+        let configuration = WebSocketClientConfiguration(
+            maxFrameSize: 1 << 24, additionalHeaders: headers,
+            extensions: plan.deflate ? [.perMessageDeflate(maxDecompressedFrameSize: 1 << 26)] : [], closeTimeout: .seconds(5))
+        var logger = Logger(label: "bench-rooms")
+        logger.logLevel = .critical
+        do {
+            try await WebSocketClient.connect(url: url, configuration: configuration, eventLoopGroup: group, logger: logger) { inbound, outbound, _ in
+                try await withThrowingTaskGroup(of: Void.self) { reader in
+                    reader.addTask {
+                        do {
+                            for try await message in inbound.messages(maxSize: 1 << 26) {
+                                if case .text(let text) = message { client.receive(text, now: Clock.seconds()) }
+                            }
+                        } catch {
+                            if !phase.stopped { client.dropped("receive: \(type(of: error))", at: phase.elapsed) }
+                        }
+                    }
+                    await self.send(client, outbound: outbound, phase: phase)
+                    await phase.waitForStop()
+                    try? await outbound.close(.normalClosure, reason: nil)
+                    try await reader.waitForAll()
+                }
+            }
+        } catch {
+            if !phase.stopped { client.dropped("connect: \(error)".prefix(120).description, at: phase.elapsed) }
+        }
+    }
+
+    /// One point every interval from the start to the end; a client that falls behind skips the
+    /// missed slots (a burst would meet the server's rate limit), as the Python clients do.
+    private func send(_ client: LoadClient, outbound: WebSocketOutboundWriter, phase: Phase) async {
+        guard let (startAt, endAt) = await phase.waitForStart() else { return }
+        let interval = plan.intervalMilliseconds / 1_000, perStroke = plan.pointsPerStroke
+        var random = SplitMix(seed: UInt64(client.index) &* 0x9E37_79B9 &+ client.roomID.utf8.reduce(UInt64(0)) { $0 &* 31 &+ UInt64($1) })
+        var x = random.uniform(-1, 1), y = random.uniform(0, 2), z = random.uniform(-1, 1)
+        var next = startAt + random.uniform(0, interval)  // clients out of step, as people are
+        var k = 0, stroke = ""
+        while true {
+            var now = Clock.seconds()
+            if now >= endAt { return }
+            if now < next { try? await Task.sleep(for: .microseconds(Int((next - now) * 1_000_000))) }
+            x += random.uniform(-0.005, 0.005); y += random.uniform(-0.005, 0.005); z += random.uniform(-0.005, 0.005)
+            let point = "[[\(Fixed.four(x)),\(Fixed.four(y)),\(Fixed.four(z))]]"
+            let operation: String
+            if k % perStroke == 0 {
+                stroke = "c\(client.index)s\(k)"
+                operation = ##"{"type":"add-stroke","id":"\##(stroke)","points":\##(point),"color":"#3366ff","width":0.004}"##
+            } else {
+                operation = #"{"type":"extend-stroke","id":"\#(stroke)","points":\#(point)}"#
+            }
+            let sentAt = Clock.seconds()
+            let id = LoadClient.operationID(client: client.index, k: k, sentAt: sentAt)
+            client.sent(id)
+            do {
+                try await outbound.write(.text(#"{"type":"op","clientOpID":"\#(id)","operation":\#(operation)}"#))
+            } catch {
+                client.dropped("send: \(type(of: error))", at: phase.elapsed)
+                return
+            }
+            now = Clock.seconds()
+            if now - sentAt > interval { client.waitedToSend() }  // the server read slower than we sent
+            k += 1
+            next += interval
+            if now - next > interval { client.fellBehind(); next = now }
+        }
+    }
+
+    static func drained(_ clients: [LoadClient]) -> Bool {
+        for (_, members) in Dictionary(grouping: clients, by: \.roomID) {
+            guard members.allSatisfy({ $0.answeredAll() }) else { return false }
+            let top = members.flatMap(\.acknowledged).max() ?? 0
+            guard members.allSatisfy({ $0.hasAll(upTo: top) }) else { return false }
+        }
+        return true
+    }
+
+    static func result(_ clients: [LoadClient], drained: Bool, cpu: Double, wall: Double, drainSeconds: Double) -> RoomLoadResult {
+        var rooms: [String: RoomLoadResult.Room] = [:]
+        var broadcast = LatencyHistogram(), acks = LatencyHistogram()
+        var lost = 0, tail = 0, expected = 0
+        var errors: [String: Int] = [:], closed: [String: Int] = [:]
+        var duplicates = 0, behind = 0, sendBlocked = 0, dropTimes: [Double] = []
+        for (id, members) in Dictionary(grouping: clients, by: \.roomID) {
+            var acked: [String: UInt64] = [:], refused = 0, sent = 0, unanswered: [String] = []
+            let records = members.map { $0.record() }
+            for m in records {
+                acked.merge(m.acked) { a, _ in a }
+                refused += m.refused.count
+                sent += m.sentIDs.count
+                unanswered += m.sentIDs.filter { m.acked[$0] == nil && m.refused[$0] == nil }
+                broadcast.merge(m.broadcast); acks.merge(m.acks)
+                errors.merge(m.errors, uniquingKeysWith: +); closed.merge(m.closed, uniquingKeysWith: +)
+                duplicates += m.duplicates; behind += m.behind; sendBlocked += m.sendBlocked; dropTimes += m.dropTimes
+            }
+            let top = acked.values.max() ?? 0
+            for m in members {
+                let (l, t) = m.gaps(upTo: top)
+                lost += l; tail += t
+            }
+            expected += acked.count * members.count
+            rooms[id] = .init(sent: sent, acked: acked, refused: refused, unanswered: unanswered)
+        }
+        return RoomLoadResult(
+            rooms: rooms, drained: drained, sent: rooms.values.reduce(0) { $0 + $1.sent },
+            acked: rooms.values.reduce(0) { $0 + $1.acked.count }, refused: rooms.values.reduce(0) { $0 + $1.refused },
+            unanswered: rooms.values.reduce(0) { $0 + $1.unanswered.count }, lost_deliveries: lost, undelivered_tail: tail,
+            duplicates: duplicates, deliveries_expected: expected,
+            hist: broadcast.counts, slow: broadcast.slow, ack_hist: acks.counts, ack_slow: acks.slow,
+            errors: errors, closed: closed, behind: behind, send_blocked: sendBlocked, drop_times: dropTimes,
+            cpu: cpu, wall: wall, drain_s: drainSeconds, clients: clients.count)
+    }
+
+    /// This process's CPU time (user and system), in seconds.
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1_000_000 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+}
+
+public struct RoomLoadError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The run's phases as every client sees them: connecting, sending (from a start to an end
+/// time), stopped.
+final class Phase: @unchecked Sendable {
+    private let state = NIOLockedValueBox<(start: Double?, end: Double?, stopped: Bool)>((nil, nil, false))
+
+    func begin(at start: Double, until end: Double) { state.withLockedValue { $0.start = start; $0.end = end } }
+    func stop() { state.withLockedValue { $0.stopped = true } }
+    var stopped: Bool { state.withLockedValue { $0.stopped } }
+    /// Seconds since sending began (nil before).
+    var elapsed: Double? { state.withLockedValue { $0.start }.map { Clock.seconds() - $0 } }
+
+    /// The start and end times, once known; nil when the run stopped first.
+    func waitForStart() async -> (Double, Double)? {
+        while true {
+            let s = state.withLockedValue { $0 }
+            if s.stopped { return nil }
+            if let start = s.start, let end = s.end { return (start, end) }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    func waitForStop() async {
+        while !stopped { try? await Task.sleep(for: .milliseconds(50)) }
+    }
+}
+
+/// One clock for every client: seconds since the process's first look at it.
+enum Clock {
+    private static let origin = ContinuousClock.now
+    static func seconds() -> Double {
+        let d = ContinuousClock.now - origin
+        return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+    }
+}
+
+/// Numbers with four decimals, as a pen's points (0.1 mm), without a formatter per point.
+enum Fixed {
+    static func four(_ v: Double) -> String {
+        let n = Int((v * 10_000).rounded())
+        let sign = n < 0 ? "-" : "", m = abs(n)
+        let fraction = String(m % 10_000)
+        return "\(sign)\(m / 10_000).\(String(repeating: "0", count: 4 - fraction.count))\(fraction)"
+    }
+}
+
+/// A small seeded generator (SplitMix64): each client's path is the same on every run.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func uniform(_ low: Double, _ high: Double) -> Double {
+        low + (high - low) * Double(next() >> 11) / Double(1 << 53)
+    }
+}
