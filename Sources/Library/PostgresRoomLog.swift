@@ -37,18 +37,26 @@ extension PostgresLibraryStore {
         return out
     }
 
-    /// Appends and, in the same statement, tells every listening server (`watchAppends`); the
+    /// Appends the batch in one statement (all rows or, when a number is taken, none) and, in the
+    /// same statement, tells every listening server (`watchAppends`) the last sequence; the
     /// notification is delivered when the insert commits, and only if it inserted.
-    public func appendOperation(_ op: StoredRoomOperation) async throws -> Bool {
-        let payload = "\(op.sequence):\(op.roomID)"
-        let rows = try await client.query("""
-            WITH appended AS (
-                INSERT INTO room_operations (room_id, sequence, operation) VALUES (\(op.roomID), \(op.sequence), \(op.json))
-                ON CONFLICT DO NOTHING RETURNING sequence)
-            SELECT sequence, pg_notify('proteinar_room_appends', \(payload)) FROM appended
-            """, logger: logger)
-        for try await _ in rows { return true }
-        return false
+    public func appendOperations(_ operations: [StoredRoomOperation]) async throws -> Bool {
+        guard let first = operations.first, let last = operations.last else { return true }
+        let payload = "\(last.sequence):\(first.roomID)"
+        let sequences = operations.map(\.sequence), texts = operations.map(\.json)
+        do {
+            let rows = try await client.query("""
+                WITH appended AS (
+                    INSERT INTO room_operations (room_id, sequence, operation)
+                    SELECT \(first.roomID), s, o FROM UNNEST(\(sequences)::bigint[], \(texts)::text[]) AS batch(s, o)
+                    RETURNING sequence)
+                SELECT pg_notify('proteinar_room_appends', \(payload)) FROM (SELECT 1 FROM appended LIMIT 1) AS inserted
+                """, logger: logger)
+            for try await _ in rows {}
+            return true
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            return false  // unique_violation: another server took one of the numbers
+        }
     }
 
     public func operations(roomID: String, after: Int64, limit: Int) async throws -> [StoredRoomOperation] {

@@ -2,7 +2,7 @@ import Foundation
 
 /// Drawing rooms as the library keeps them: settings, the numbered log of operations and the
 /// latest snapshot, each as JSON that the rooms' own module defines (this layer only stores it).
-/// An operation is durable once `appendOperation` returns: the server acknowledges and broadcasts
+/// An operation is durable once `appendOperations` returns: the server acknowledges and broadcasts
 /// only after that.
 public protocol RoomLogStore: Sendable {
     /// Creates the room; false (and nothing changed) when the id is taken, also by another server.
@@ -11,9 +11,11 @@ public protocol RoomLogStore: Sendable {
     func saveRoom(id: String, settingsJSON: String) async throws
     func room(id: String) async throws -> StoredRoom?
     func rooms() async throws -> [StoredRoom]
-    /// Appends one operation under its sequence number; false (and nothing stored) when that number
-    /// is taken already, as when another server appended first.
-    func appendOperation(_ operation: StoredRoomOperation) async throws -> Bool
+    /// Appends consecutive operations of one room under their sequence numbers, all or none: false
+    /// (and nothing stored) when any of the numbers is taken already, as when another server
+    /// appended first. A room's host stores what arrived while its last batch was being written
+    /// as the next batch: one commit for several operations (group commit), in order.
+    func appendOperations(_ operations: [StoredRoomOperation]) async throws -> Bool
     /// Operations with a sequence above `after`, in order, at most `limit`.
     func operations(roomID: String, after: Int64, limit: Int) async throws -> [StoredRoomOperation]
     /// Keeps the room's snapshot at `sequence`, replacing an older one; a long log then loads from it.
@@ -22,6 +24,13 @@ public protocol RoomLogStore: Sendable {
     /// Calls `onAppend` with (room, sequence) for operations appended by any server, until the task
     /// is cancelled or the connection fails. A store that only one server uses returns at once.
     func watchAppends(_ onAppend: @escaping @Sendable (String, Int64) async -> Void) async throws
+}
+
+extension RoomLogStore {
+    /// Appends one operation; false (and nothing stored) when its number is taken already.
+    public func appendOperation(_ operation: StoredRoomOperation) async throws -> Bool {
+        try await appendOperations([operation])
+    }
 }
 
 public struct StoredRoom: Sendable, Equatable {

@@ -35,14 +35,24 @@ extension SQLiteLibraryStore {
         StoredRoom(id: row["id"], settingsJSON: row["settings"], createdAt: Date(timeIntervalSince1970: row["created_at"]))
     }
 
-    public func appendOperation(_ op: StoredRoomOperation) async throws -> Bool {
-        try await appends.append(op)
+    public func appendOperations(_ operations: [StoredRoomOperation]) async throws -> Bool {
+        guard !operations.isEmpty else { return true }
+        return try await appends.append(operations)
     }
 
-    static func insert(_ op: StoredRoomOperation, _ db: Database) throws -> Bool {
-        try db.execute(sql: "INSERT OR IGNORE INTO room_operations (room_id, sequence, operation) VALUES (?, ?, ?)",
-                       arguments: [op.roomID, op.sequence, op.json])
-        return db.changesCount == 1
+    /// Inserts a batch of one room's operations, all or none (a savepoint inside the shared
+    /// transaction): false when a number is taken.
+    static func insert(_ batch: [StoredRoomOperation], _ db: Database) throws -> Bool {
+        var inserted = true
+        try db.inSavepoint {
+            for op in batch {
+                try db.execute(sql: "INSERT OR IGNORE INTO room_operations (room_id, sequence, operation) VALUES (?, ?, ?)",
+                               arguments: [op.roomID, op.sequence, op.json])
+                if db.changesCount != 1 { inserted = false; return .rollback }
+            }
+            return .commit
+        }
+        return inserted
     }
 
     public func operations(roomID: String, after: Int64, limit: Int) async throws -> [StoredRoomOperation] {
@@ -79,14 +89,14 @@ extension SQLiteLibraryStore {
 /// still returns only after its transaction has committed.
 actor SQLiteAppendQueue {
     private let pool: DatabasePool
-    private var pending: [(operation: StoredRoomOperation, done: CheckedContinuation<Bool, any Error>)] = []
+    private var pending: [(batch: [StoredRoomOperation], done: CheckedContinuation<Bool, any Error>)] = []
     private var writing = false
 
     init(pool: DatabasePool) { self.pool = pool }
 
-    func append(_ op: StoredRoomOperation) async throws -> Bool {
+    func append(_ batch: [StoredRoomOperation]) async throws -> Bool {
         try await withCheckedThrowingContinuation { done in
-            pending.append((op, done))
+            pending.append((batch, done))
             if !writing {
                 writing = true
                 Task { await drain() }
@@ -98,14 +108,14 @@ actor SQLiteAppendQueue {
         while !pending.isEmpty {
             let batch = pending
             pending = []
-            let operations = batch.map(\.operation)
+            let batches = batch.map(\.batch)
             do {
-                let inserted = try await pool.write { db in try operations.map { try SQLiteLibraryStore.insert($0, db) } }
+                let inserted = try await pool.write { db in try batches.map { try SQLiteLibraryStore.insert($0, db) } }
                 for (entry, ok) in zip(batch, inserted) { entry.done.resume(returning: ok) }
             } catch {
-                // One bad operation must not fail the others: write them one by one.
+                // One bad batch must not fail the others: write them one by one.
                 for entry in batch {
-                    do { entry.done.resume(returning: try await pool.write { db in try SQLiteLibraryStore.insert(entry.operation, db) }) }
+                    do { entry.done.resume(returning: try await pool.write { db in try SQLiteLibraryStore.insert(entry.batch, db) }) }
                     catch { entry.done.resume(throwing: error) }
                 }
             }

@@ -158,9 +158,9 @@ final class LiveConnection: Sendable {
                     let missing = try await host.operations(in: roomID, after: last, limit: Int(clamping: update.sequence - last - 1), for: actor)
                     for missed in missing where missed.sequence < update.sequence { parts.append(try Self.text(OpMessage(missed))) }
                 }
-                if let stored = update.storedJSON, stored.hasPrefix("{") {
-                    // The stored JSON (sorted keys) with the message type in front: encoded once for everyone.
-                    parts.append("{\"type\":\"op\"," + stored.dropFirst())
+                if let message = update.message {
+                    // Made once by the host for every subscriber: the stored JSON with the type in front.
+                    parts.append(message)
                 } else {
                     parts.append(try Self.text(OpMessage(update.operation)))
                 }

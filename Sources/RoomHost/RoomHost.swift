@@ -16,6 +16,19 @@ public actor RoomHost {
         var state: RoomState
         var sinceSnapshot: Int
         var subscribers: [UUID: Subscriber] = [:]
+        /// Submissions waiting for the next batch, and whether a batch is being stored.
+        var queue: [Submission] = []
+        var committing = false
+        /// The last sequence stored and told to subscribers (the state may be ahead of it only
+        /// while a batch is being stored, under the room's lock).
+        var committed: UInt64
+        /// Nothing keeps it in memory: no subscriber, no submission waiting or being stored.
+        var isIdle: Bool { subscribers.isEmpty && queue.isEmpty && !committing }
+    }
+    struct Submission {
+        var operation: ClientOperation
+        var actor: Actor
+        var done: CheckedContinuation<RoomState.Outcome, any Error>
     }
     struct Subscriber {
         var actor: Actor
@@ -47,7 +60,7 @@ public actor RoomHost {
         guard try await store.createRoom(id: settings.id, settingsJSON: String(decoding: try encoder.encode(settings), as: UTF8.self)) else {
             throw RoomError(.invalid, "room \(settings.id) exists already")
         }
-        rooms[settings.id] = Loaded(settings: settings, state: RoomState(), sinceSnapshot: 0)
+        rooms[settings.id] = Loaded(settings: settings, state: RoomState(), sinceSnapshot: 0, committed: 0)
         return settings
     }
 
@@ -58,6 +71,10 @@ public actor RoomHost {
 
     /// The room's content for someone who may read it: what a late joiner starts from.
     public func snapshot(of id: String, for actor: Actor) async throws -> RoomState {
+        // Under the room's lock: between a batch's numbering and its commit the room holds
+        // operations nobody may be shown yet.
+        await acquire(id)
+        defer { release(id) }
         let room = try await load(id)
         guard room.settings.mayRead(actor) else { throw RoomError(.forbidden, "you are not a member of room \(id)") }
         return room.state
@@ -95,7 +112,10 @@ public actor RoomHost {
     /// and replayed off the actor: the history a room's slider shows. Costs one pass over the log
     /// up to `sequence`, so callers limit how often a client may ask.
     public func state(of id: String, at sequence: UInt64, for actor: Actor) async throws -> RoomState {
-        let room = try await load(id)
+        await acquire(id)
+        let room: Loaded
+        do { room = try await load(id) } catch { release(id); throw error }
+        release(id)
         guard room.settings.mayRead(actor) else { throw RoomError(.forbidden, "you are not a member of room \(id)") }
         guard sequence <= room.state.sequence else {
             throw RoomError(.invalid, "at \(sequence): room \(id) has \(room.state.sequence) operations so far")
@@ -122,37 +142,109 @@ public actor RoomHost {
 
     /// Checks and applies `op`; when it is new, it is stored before this returns and then sent to
     /// the room's subscribers. A resend returns the original sequence and changes nothing.
+    ///
+    /// Operations of one room are numbered in the order they arrive and stored in batches: what
+    /// arrives while a batch is being written goes into the next one (group commit), so a busy
+    /// room costs one commit for several operations instead of one each, and the order holds.
     public func submit(_ op: ClientOperation, by actor: Actor, to id: String) async throws -> RoomState.Outcome {
-        await acquire(id)
-        defer { release(id) }
-        // Another server may take the next number first: then catch up from the log (subscribers
-        // get what they missed) and number the operation again.
-        for _ in 0..<8 {
-            if let outcome = try await submitOnce(op, by: actor, to: id) { return outcome }
-            try await catchUp(id)
+        _ = try await load(id)
+        return try await withCheckedThrowingContinuation { done in
+            // No suspension since `load`: the room is here.
+            guard rooms[id] != nil else { done.resume(throwing: RoomError(.notFound, "no room \(id.prefix(64))")); return }
+            rooms[id]?.queue.append(Submission(operation: op, actor: actor, done: done))
+            if rooms[id]?.committing == false {
+                rooms[id]?.committing = true
+                Task { await self.commitQueued(in: id) }
+            }
         }
-        throw RoomError(.invalid, "the room is busy on other servers; send the operation again")
     }
 
-    /// nil when the number was taken by another server.
-    private func submitOnce(_ op: ClientOperation, by actor: Actor, to id: String) async throws -> RoomState.Outcome? {
-        let outcome = try await validate(op, by: actor, in: id)
-        guard case .accepted(let logged) = outcome else { return outcome }
-        let json = String(decoding: try encoder.encode(logged), as: UTF8.self)
-        guard try await store.appendOperation(StoredRoomOperation(roomID: id, sequence: Int64(logged.sequence), json: json)) else {
-            return nil
+    /// Stores the room's queued operations a batch at a time, under the room's lock (a late joiner
+    /// never sees an operation that is not stored yet), until none are left.
+    private func commitQueued(in id: String) async {
+        while true {
+            await acquire(id)
+            guard let queue = rooms[id]?.queue, !queue.isEmpty else {
+                rooms[id]?.committing = false
+                release(id)
+                return
+            }
+            let batch = Array(queue.prefix(Self.batchLimit))
+            rooms[id]?.queue.removeFirst(batch.count)
+            await commit(batch, in: id)
+            release(id)
         }
-        // Applied in place (no copy of the room's strokes) now that it is stored; the room stays
-        // loaded while it is busy.
-        rooms[id]?.state.replay(logged)
-        rooms[id]?.sinceSnapshot += 1
-        let update = RoomUpdate(operation: logged, storedJSON: json)
-        if let subscribers = rooms[id]?.subscribers.values {
-            for subscriber in subscribers { subscriber.channel.post(update) }
+    }
+
+    /// Operations stored together at most: a batch's commit stays short.
+    static let batchLimit = 256
+
+    /// Checks the batch's operations in order against the room (each applied in place once
+    /// checked, so the next is checked against it), stores the accepted ones in one append, and
+    /// only then tells their senders and the subscribers. When another server took a number
+    /// first, the room is read again from the store and the batch numbered again.
+    private func commit(_ batch: [Submission], in id: String) async {
+        for _ in 0..<8 {
+            var outcomes: [Result<RoomState.Outcome, any Error>] = []
+            var accepted: [RoomUpdate] = []
+            for submission in batch {
+                guard let room = rooms[id] else {
+                    outcomes.append(.failure(RoomError(.notFound, "no room \(id.prefix(64))"))); continue
+                }
+                do {
+                    let outcome = try room.state.validate(submission.operation, by: submission.actor, in: room.settings)
+                    if case .accepted(let logged) = outcome {
+                        let json = String(decoding: try encoder.encode(logged), as: UTF8.self)
+                        rooms[id]?.state.replay(logged)
+                        accepted.append(RoomUpdate(operation: logged, storedJSON: json))
+                    }
+                    outcomes.append(.success(outcome))
+                } catch {
+                    outcomes.append(.failure(error))
+                }
+            }
+            var stored = true
+            do {
+                if !accepted.isEmpty {
+                    stored = try await store.appendOperations(accepted.map {
+                        StoredRoomOperation(roomID: id, sequence: Int64($0.sequence), json: $0.storedJSON ?? "")
+                    })
+                }
+            } catch {
+                // Not stored: forget them here too (the room is read again from the store).
+                try? await reload(id)
+                for (submission, outcome) in zip(batch, outcomes) {
+                    if case .success(.accepted) = outcome {
+                        submission.done.resume(throwing: RoomError(.invalid, "the operation could not be stored; send it again"))
+                    } else {
+                        submission.done.resume(with: outcome)
+                    }
+                }
+                return
+            }
+            if stored {
+                published(accepted, in: id)
+                for (submission, outcome) in zip(batch, outcomes) { submission.done.resume(with: outcome) }
+                return
+            }
+            // Another server took a number first: catch up from the store, then number again.
+            do { try await reload(id) } catch { break }
         }
-        // The operation is stored and told: a snapshot only speeds up loading, so failing to save
+        for submission in batch {
+            submission.done.resume(throwing: RoomError(.invalid, "the room is busy on other servers; send the operation again"))
+        }
+    }
+
+    /// Stored operations go to the room's subscribers, all of a batch in one post each; a
+    /// snapshot follows every `snapshotInterval` of them.
+    private func published(_ updates: [RoomUpdate], in id: String) {
+        guard let room = rooms[id], !updates.isEmpty else { return }
+        rooms[id]?.committed = room.state.sequence
+        for subscriber in room.subscribers.values { subscriber.channel.post(updates) }
+        rooms[id]?.sinceSnapshot += updates.count
+        // The operations are stored and told: a snapshot only speeds up loading, so failing to save
         // one loses nothing (the next interval tries again).
-        if let room = rooms[id], room.sinceSnapshot >= snapshotInterval {
+        if room.sinceSnapshot + updates.count >= snapshotInterval {
             rooms[id]?.sinceSnapshot = 0
             // Encoded and saved beside the room's work, not in its way: a large room's snapshot
             // takes milliseconds that no submission should wait for.
@@ -163,7 +255,19 @@ public actor RoomHost {
                 }
             }
         }
-        return outcome
+    }
+
+    /// Reads the room's content again from the store (its snapshot and the log's tail), dropping
+    /// what this server applied but did not store, and passes on to subscribers what other servers
+    /// stored since the last operation they were told.
+    private func reload(_ id: String) async throws {
+        guard let room = rooms[id] else { return }
+        let state = try await Self.storedState(store, of: id)
+        rooms[id]?.state = state
+        let missed = try await logged(in: id, after: room.committed).filter { $0.sequence <= state.sequence }
+        rooms[id]?.committed = state.sequence
+        let updates = missed.map { RoomUpdate(operation: $0, storedJSON: nil) }
+        for subscriber in rooms[id]?.subscribers.values.map({ $0 }) ?? [] where !updates.isEmpty { subscriber.channel.post(updates) }
     }
 
     private func validate(_ op: ClientOperation, by actor: Actor, in id: String) async throws -> RoomState.Outcome {
@@ -254,12 +358,13 @@ public actor RoomHost {
         guard var room = rooms[id] else { return }
         let missed = try await logged(in: id, after: room.state.sequence)
         room = rooms[id] ?? room
-        for logged in missed {
-            guard logged.sequence > room.state.sequence else { continue }
+        var updates: [RoomUpdate] = []
+        for logged in missed where logged.sequence > room.state.sequence {
             room.state.replay(logged)
-            let update = RoomUpdate(operation: logged, storedJSON: nil)
-            for subscriber in room.subscribers.values { subscriber.channel.post(update) }
+            updates.append(RoomUpdate(operation: logged, storedJSON: nil))
         }
+        room.committed = room.state.sequence
+        if !updates.isEmpty { for subscriber in room.subscribers.values { subscriber.channel.post(updates) } }
         rooms[id] = room
     }
 
@@ -277,14 +382,14 @@ public actor RoomHost {
             busy.remove(id)
             // Nobody is watching and nothing is waiting: let the room go from memory (it loads
             // again from its snapshot and the log's tail).
-            if rooms[id]?.subscribers.isEmpty == true { rooms[id] = nil }
+            if rooms[id]?.isIdle == true { rooms[id] = nil }
         }
     }
 
     private func unsubscribe(_ key: UUID, from id: String) {
         rooms[id]?.subscribers[key] = nil
         // Nobody is watching: let the room go from memory (it loads again from its snapshot).
-        if rooms[id]?.subscribers.isEmpty == true, !busy.contains(id) { rooms[id] = nil }
+        if rooms[id]?.isIdle == true, !busy.contains(id) { rooms[id] = nil }
     }
 
     // MARK: Loading
@@ -293,25 +398,45 @@ public actor RoomHost {
         if let room = rooms[id] { return room }
         guard let stored = try await store.room(id: id) else { throw RoomError(.notFound, "no room \(id.prefix(64))") }
         let settings = try decoder.decode(RoomSettings.self, from: Data(stored.settingsJSON.utf8))
-        var state = RoomState()
-        if let snapshot = try await store.latestSnapshot(roomID: id) {
-            state = try decoder.decode(RoomState.self, from: Data(snapshot.json.utf8))
-        }
-        let tail = try await logged(in: id, after: state.sequence)
-        for op in tail { state.replay(op) }
+        let (state, tail) = try await Self.storedStateAndTail(store, of: id)
         if let loaded = rooms[id] { return loaded }  // loaded by another call while this one waited
-        let room = Loaded(settings: settings, state: state, sinceSnapshot: tail.count)
+        let room = Loaded(settings: settings, state: state, sinceSnapshot: tail, committed: state.sequence)
         rooms[id] = room
         return room
     }
+
+    /// The room's content as stored: its latest snapshot and the log after it.
+    private nonisolated static func storedState(_ store: any RoomLogStore, of id: String) async throws -> RoomState {
+        try await storedStateAndTail(store, of: id).state
+    }
+
+    /// The stored content and how many operations of the log it replayed after the snapshot.
+    private nonisolated static func storedStateAndTail(_ store: any RoomLogStore, of id: String) async throws -> (state: RoomState, tail: Int) {
+        var state = RoomState()
+        if let snapshot = try await store.latestSnapshot(roomID: id) {
+            state = try JSONDecoder().decode(RoomState.self, from: Data(snapshot.json.utf8))
+        }
+        let tail = try await logged(store, in: id, after: state.sequence)
+        for op in tail { state.replay(op) }
+        return (state, tail.count)
+    }
 }
 
-/// An accepted operation as subscribers receive it, with the JSON it was stored as when at hand, so
-/// that a broadcast to many connections encodes it once.
+/// An accepted operation as subscribers receive it, with the JSON it was stored as when at hand and
+/// the live socket's `op` message made from it once, so that a broadcast to many connections
+/// encodes it once.
 public struct RoomUpdate: Sendable {
     public let operation: LoggedOperation
     public let storedJSON: String?
+    /// `{"type":"op", …the stored JSON's fields}`: what every subscriber sends as it is.
+    public let message: String?
     public var sequence: UInt64 { operation.sequence }
+
+    public init(operation: LoggedOperation, storedJSON: String?) {
+        self.operation = operation
+        self.storedJSON = storedJSON
+        message = storedJSON.flatMap { $0.hasPrefix("{") ? "{\"type\":\"op\"," + $0.dropFirst() : nil }
+    }
 }
 
 /// A live view of a room: its state and settings when the view began, the stored operations a

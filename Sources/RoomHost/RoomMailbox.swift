@@ -18,16 +18,17 @@ public final class RoomMailbox: AsyncSequence, @unchecked Sendable {
         self.onFinish = onFinish
     }
 
-    func post(_ update: RoomUpdate) {
+    /// Posts a batch of operations in order: one wake-up of the reader for all of them.
+    func post(_ updates: [RoomUpdate]) {
         lock.lock()
-        guard !finished else { lock.unlock(); return }
+        guard !finished, !updates.isEmpty else { lock.unlock(); return }
         if let waiter {
             self.waiter = nil
             lock.unlock()
-            waiter.resume(returning: [update])
+            waiter.resume(returning: updates)
             return
         }
-        pending.append(update)
+        pending += updates
         if pending.count > capacity { pending.removeFirst(pending.count - capacity) }
         lock.unlock()
     }
