@@ -23,6 +23,8 @@ struct LiveRoomSocket: Sendable {
     static let gatherMilliseconds = 5
     /// Messages of one connection waiting to be handled, at most (about half a second of drawing).
     static let queuedMessages = 16
+    /// Operations of one connection handed to the room and waiting to be stored, at most.
+    static let operationsInFlight = 32
 
     func register(on router: Router<SocketContext>) {
         // Every request is upgraded: a browser cannot read why a handshake was refused, so refusals
@@ -30,9 +32,9 @@ struct LiveRoomSocket: Sendable {
         router.ws("api/rooms/:room/live", onUpgrade: { inbound, outbound, context in
             let request = context.request
             let id = context.requestContext.parameters.get("room") ?? ""
-            let identity: Identity, after: UInt64?
+            let identity: Identity, after: UInt64?, compact: Bool
             do {
-                (identity, after) = try await admit(request)
+                (identity, after, compact) = try await admit(request)
             } catch {
                 let refusal = APIError.from(error)
                 let code = refusal.status == .badRequest ? "malformed" : refusal.status == .notFound ? "not-found" : "forbidden"
@@ -48,13 +50,14 @@ struct LiveRoomSocket: Sendable {
             }
             defer { sockets.release(room: id, address: address) }
             let connection = LiveConnection(roomID: id, identity: identity, host: host, rooms: accounts.rooms, presence: presence, outbound: outbound)
-            await connection.run(inbound: inbound, after: after)
+            await connection.run(inbound: inbound, after: after, compactSnapshot: compact)
             try? await outbound.close(.normalClosure, reason: nil)
         })
     }
 
-    /// Who connects to which room, resuming after which sequence.
-    private func admit(_ request: Request) async throws -> (Identity, UInt64?) {
+    /// Who connects to which room, resuming after which sequence, and whether a snapshot comes in
+    /// the compact form (`snapshot=compact`).
+    private func admit(_ request: Request) async throws -> (Identity, UInt64?, Bool) {
         let query = request.uri.queryParameters
         let identity = try await accounts.identify(request, guestKey: query.get("guest"))
         if identity.viaCookie, let origin = request.headers[.origin] {
@@ -70,7 +73,12 @@ struct LiveRoomSocket: Sendable {
             guard let value = UInt64(text) else { throw APIError(.badRequest, "after '\(text.prefix(20))': expected a whole number ≥ 0") }
             after = value
         }
-        return (identity, after)
+        var compact = false
+        if let text = query.get("snapshot") {
+            guard text == "compact" || text == "json" else { throw APIError(.badRequest, "snapshot '\(text.prefix(20))': expected compact or json") }
+            compact = text == "compact"
+        }
+        return (identity, after, compact)
     }
 }
 
@@ -91,7 +99,7 @@ final class LiveConnection: Sendable {
         actor = identity.actor ?? RoomRoutes.anonymous
     }
 
-    func run(inbound: WebSocketInboundStream, after requested: UInt64?) async {
+    func run(inbound: WebSocketInboundStream, after requested: UInt64?, compactSnapshot: Bool = false) async {
         do {
             let subscription = try await host.subscribe(to: roomID, for: actor, after: requested)
             let snapshot = subscription.snapshot, settings = subscription.settings
@@ -102,8 +110,16 @@ final class LiveConnection: Sendable {
             let role = settings.role(of: actor)
             let you = Welcome.You(id: identity.actor.map { $0.isGuest ? "guest:\($0.id)" : $0.id }, name: identity.displayName,
                                   role: role?.rawValue, mayDraw: identity.actor != nil && settings.mayDraw(actor))
-            try await send(Welcome(room: await rooms.summary(settings, for: actor, state: snapshot), you: you,
-                                   sequence: snapshot.sequence, snapshot: after == nil ? RoomStateJSON(snapshot) : nil))
+            let room = await rooms.summary(settings, for: actor, state: snapshot)
+            if after == nil, compactSnapshot {
+                // The compact snapshot is written as text: put it where the encoder wrote null.
+                let welcome = try Self.text(Welcome(room: room, you: you, sequence: snapshot.sequence, snapshot: nil))
+                let compact = try CompactSnapshot.text(snapshot)
+                guard let slot = welcome.range(of: #""snapshot":null"#) else { throw RoomError(.invalid, "the snapshot could not be written") }
+                try await outbound.write(.text(welcome.replacingCharacters(in: slot, with: #""snapshot":"# + compact)))
+            } else {
+                try await send(Welcome(room: room, you: you, sequence: snapshot.sequence, snapshot: after == nil ? RoomStateJSON(snapshot) : nil))
+            }
             var last = after ?? snapshot.sequence
             if after != nil {
                 for op in subscription.backlog where op.sequence == last + 1 {
@@ -188,9 +204,18 @@ final class LiveConnection: Sendable {
     /// and waiting stay bounded, and the client knows to send again.
     private func read(_ inbound: WebSocketInboundStream) async throws {
         let (queue, enqueue) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingOldest(LiveRoomSocket.queuedMessages))
+        // Operations handed to the room and not yet stored, answered in order by their own task,
+        // so the next message is handled while these are stored (group commit needs several in
+        // flight). When this many wait, the handler answers the next one itself before going on.
+        let (answers, answer) = AsyncStream<(SubmissionTicket, String)>.makeStream(
+            bufferingPolicy: .bufferingOldest(LiveRoomSocket.operationsInFlight))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await text in queue { await self.handle(text) }
+                for await text in queue { await self.handle(text, answer: answer) }
+                answer.finish()
+            }
+            group.addTask {
+                for await (ticket, opID) in answers { await self.acknowledge(ticket, clientOpID: opID) }
             }
             defer { enqueue.finish() }
             try await self.receive(inbound) { text in
@@ -226,7 +251,7 @@ final class LiveConnection: Sendable {
         }
     }
 
-    private func handle(_ text: String) async {
+    private func handle(_ text: String, answer: AsyncStream<(SubmissionTicket, String)>.Continuation) async {
         let incoming: Incoming
         do { incoming = try JSONDecoder().decode(Incoming.self, from: Data(text.utf8)) } catch {
             try? await send(ErrorMessage(code: "malformed", message: RoomJSONErrors.describe(error), clientOpID: Incoming.clientOpID(in: text)))
@@ -243,8 +268,8 @@ final class LiveConnection: Sendable {
                 return
             }
             do {
-                let outcome = try await host.submit(ClientOperation(clientOpID: opID, operation: operation), by: actor, to: roomID)
-                try? await send(Ack(outcome, clientOpID: opID))
+                let ticket = try await host.enqueue(ClientOperation(clientOpID: opID, operation: operation), by: actor, to: roomID)
+                if case .dropped = answer.yield((ticket, opID)) { await acknowledge(ticket, clientOpID: opID) }
             } catch let error as RoomError {
                 try? await send(ErrorMessage(code: error.kind.rawValue, message: error.message, clientOpID: opID))
             } catch {
@@ -258,6 +283,18 @@ final class LiveConnection: Sendable {
             await presence.update(roomID, connection: id, view: view)
         default:
             try? await send(ErrorMessage(code: "malformed", message: "unknown message type '\(incoming.type.prefix(40))'; accepted: op, presence"))
+        }
+    }
+
+    /// Tells the sender what became of its operation once its batch is stored.
+    private func acknowledge(_ ticket: SubmissionTicket, clientOpID opID: String) async {
+        do {
+            let outcome = try await ticket.outcome()
+            try? await outbound.write(.text(Ack(outcome, clientOpID: opID).text))
+        } catch let error as RoomError {
+            try? await send(ErrorMessage(code: error.kind.rawValue, message: error.message, clientOpID: opID))
+        } catch {
+            try? await send(ErrorMessage(code: "invalid", message: "the operation could not be stored; send it again", clientOpID: opID))
         }
     }
 
@@ -277,10 +314,19 @@ final class LiveConnection: Sendable {
         var operation: RoomOperation?
         var view: RoomPresence.View?
 
-        /// The client id of a message that did not decode, when it can still be read.
+        /// The client id of a message that did not decode or was refused, when it can still be
+        /// read: the first `"clientOpID":"…"` in the text, when it is a valid id. Found without a
+        /// decoder, since a flood of refused messages must cost little each.
         static func clientOpID(in text: String) -> String? {
-            struct Partial: Decodable { var clientOpID: String? }
-            return (try? JSONDecoder().decode(Partial.self, from: Data(text.utf8)))?.clientOpID
+            let key = Array(#""clientOpID":""#.utf8)
+            let bytes = Array(text.utf8)
+            guard bytes.count > key.count else { return nil }
+            for start in 0...(bytes.count - key.count) where bytes[start] == key[0] && bytes[start..<start + key.count].elementsEqual(key) {
+                let id = bytes[(start + key.count)...].prefix { $0 != UInt8(ascii: "\"") }
+                guard (1...64).contains(id.count), start + key.count + id.count < bytes.count, id.allSatisfy(RoomState.isIDByte) else { return nil }
+                return String(decoding: id, as: UTF8.self)
+            }
+            return nil
         }
     }
 

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import HummingbirdWebSocket
+import HummingbirdWSCompression
 import Library
 import Logging
 import Metrics
@@ -46,6 +47,9 @@ public struct ServerConfiguration: Sendable {
     /// PEM files to serve HTTPS with; nil: plain HTTP (behind a TLS proxy, or on a private network).
     public var tlsCertificate: String?
     public var tlsKey: String?
+    /// Live sockets may compress large messages (permessage-deflate, which browsers offer): a late
+    /// joiner's snapshot shrinks several times; small ones (an operation, an ack) go as they are.
+    public var socketCompression = true
     public init() {}
 }
 
@@ -152,7 +156,13 @@ public enum ProteinARServer {
         var http1 = HTTP1Channel.Configuration(idleTimeout: configuration.edge.idleTimeout)
         // Later requests on a kept-alive connection meet NIO's parser limit (400), the first one ours (431).
         http1.httpDecoder = .init(maxHeaderFieldSize: 2 * configuration.edge.maxHeaderBytes, maxHeaderListSize: 2 * configuration.edge.maxHeaderBytes)
-        let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(http1: http1, ws: .init(maxFrameSize: LiveRoomSocket.maximumFrameBytes))
+        // Compression only for messages of 2 KiB or more (snapshots, batches of operations): below
+        // that it saves little and costs every broadcast; what a client sends is inflated to at
+        // most the frame limit.
+        let deflate = WebSocketExtensionFactory.perMessageDeflate(maxDecompressedFrameSize: LiveRoomSocket.maximumFrameBytes,
+                                                                  minFrameSizeToCompress: 2_048)
+        let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: http1, ws: .init(maxFrameSize: LiveRoomSocket.maximumFrameBytes, extensions: configuration.socketCompression ? [deflate] : []))
         let tls = try TLSFiles(certificate: configuration.tlsCertificate, key: configuration.tlsKey)
         let socketResponder = sockets.buildResponder()
         let server = HTTPServerBuilder { responder in

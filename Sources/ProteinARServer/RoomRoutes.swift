@@ -237,4 +237,11 @@ struct Ack: Encodable {
         case .duplicate(let seq): sequence = seq; duplicate = true
         }
     }
+
+    /// The same JSON as the encoder writes (sorted keys), without an encoder: one is sent for
+    /// every operation. The id needs no escaping: the room accepted it, so it is letters, digits,
+    /// '-' and '_'.
+    var text: String {
+        #"{"clientOpID":"\#(clientOpID)","duplicate":\#(duplicate),"sequence":\#(sequence),"type":"ack"}"#
+    }
 }

@@ -28,7 +28,7 @@ public actor RoomHost {
     struct Submission {
         var operation: ClientOperation
         var actor: Actor
-        var done: CheckedContinuation<RoomState.Outcome, any Error>
+        var done: SubmissionTicket
     }
     struct Subscriber {
         var actor: Actor
@@ -147,16 +147,23 @@ public actor RoomHost {
     /// arrives while a batch is being written goes into the next one (group commit), so a busy
     /// room costs one commit for several operations instead of one each, and the order holds.
     public func submit(_ op: ClientOperation, by actor: Actor, to id: String) async throws -> RoomState.Outcome {
+        try await enqueue(op, by: actor, to: id).outcome()
+    }
+
+    /// Queues `op` for the room's next batch and returns at once with its ticket, whose outcome
+    /// comes once the batch is stored: a connection can hand over its next operation while this
+    /// one is being stored (several in flight, numbered in the order they were queued).
+    public func enqueue(_ op: ClientOperation, by actor: Actor, to id: String) async throws -> SubmissionTicket {
         _ = try await load(id)
-        return try await withCheckedThrowingContinuation { done in
-            // No suspension since `load`: the room is here.
-            guard rooms[id] != nil else { done.resume(throwing: RoomError(.notFound, "no room \(id.prefix(64))")); return }
-            rooms[id]?.queue.append(Submission(operation: op, actor: actor, done: done))
-            if rooms[id]?.committing == false {
-                rooms[id]?.committing = true
-                Task { await self.commitQueued(in: id) }
-            }
+        // No suspension since `load`: the room is here.
+        guard rooms[id] != nil else { throw RoomError(.notFound, "no room \(id.prefix(64))") }
+        let ticket = SubmissionTicket()
+        rooms[id]?.queue.append(Submission(operation: op, actor: actor, done: ticket))
+        if rooms[id]?.committing == false {
+            rooms[id]?.committing = true
+            Task { await self.commitQueued(in: id) }
         }
+        return ticket
     }
 
     /// Stores the room's queued operations a batch at a time, under the room's lock (a late joiner
@@ -215,23 +222,23 @@ public actor RoomHost {
                 try? await reload(id)
                 for (submission, outcome) in zip(batch, outcomes) {
                     if case .success(.accepted) = outcome {
-                        submission.done.resume(throwing: RoomError(.invalid, "the operation could not be stored; send it again"))
+                        submission.done.resolve(.failure(RoomError(.invalid, "the operation could not be stored; send it again")))
                     } else {
-                        submission.done.resume(with: outcome)
+                        submission.done.resolve(outcome)
                     }
                 }
                 return
             }
             if stored {
                 published(accepted, in: id)
-                for (submission, outcome) in zip(batch, outcomes) { submission.done.resume(with: outcome) }
+                for (submission, outcome) in zip(batch, outcomes) { submission.done.resolve(outcome) }
                 return
             }
             // Another server took a number first: catch up from the store, then number again.
             do { try await reload(id) } catch { break }
         }
         for submission in batch {
-            submission.done.resume(throwing: RoomError(.invalid, "the room is busy on other servers; send the operation again"))
+            submission.done.resolve(.failure(RoomError(.invalid, "the room is busy on other servers; send the operation again")))
         }
     }
 
@@ -436,6 +443,37 @@ public struct RoomUpdate: Sendable {
         self.operation = operation
         self.storedJSON = storedJSON
         message = storedJSON.flatMap { $0.hasPrefix("{") ? "{\"type\":\"op\"," + $0.dropFirst() : nil }
+    }
+}
+
+/// An operation handed to a room: its outcome once its batch is stored (or why not).
+public final class SubmissionTicket: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<RoomState.Outcome, any Error>?
+    private var waiter: CheckedContinuation<RoomState.Outcome, any Error>?
+
+    func resolve(_ outcome: Result<RoomState.Outcome, any Error>) {
+        lock.lock()
+        guard result == nil else { lock.unlock(); return }
+        result = outcome
+        let waiter = self.waiter
+        self.waiter = nil
+        lock.unlock()
+        waiter?.resume(with: outcome)
+    }
+
+    /// Waits for the outcome: accepted and stored, a duplicate, or the refusal thrown.
+    public func outcome() async throws -> RoomState.Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            lock.lock()
+            if let result {
+                lock.unlock()
+                continuation.resume(with: result)
+            } else {
+                waiter = continuation
+                lock.unlock()
+            }
+        }
     }
 }
 

@@ -32,7 +32,10 @@ public struct RoomLoadGenerator: Sendable {
         let connectStart = Clock.seconds()
         defer { group.shutdownGracefully { _ in } }
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
-            for (client, auth) in zip(clients, auths) {
+            // In waves of 20, as the Python clients do: the server's edge takes a bounded number of
+            // handshakes from one address at once.
+            for (n, (client, auth)) in zip(clients, auths).enumerated() {
+                if n > 0, n % 20 == 0 { try await Task.sleep(for: .milliseconds(50)) }
                 tasks.addTask { await self.runClient(client, auth: auth, on: group, phase: phase) }
             }
             // Every client's welcome, or a failure, within two minutes.

@@ -56,6 +56,8 @@ struct ServeCommand: AsyncParsableCommand {
 struct ServeLimitOptions: ParsableArguments {
     @Flag(help: "Anyone may add to the library (RCSB fetches, uploads, designs), not only signed-in people: for a private classroom server.")
     var openLibrary = false
+    @Flag(inversion: .prefixedNo, help: "Live sockets compress messages of 2 KiB or more (permessage-deflate, when the browser offers it).")
+    var socketCompression = true
     @Option(help: "Storage of one account's uploads and designs, in megabytes.") var accountStorageMB = 100
     @Option(help: "Storage of the whole library's files, in megabytes.") var libraryStorageMB = 4096
     @Option(help: "Uploads per hour, per account (per address in an open library).") var uploadsPerHour = 30
@@ -88,6 +90,7 @@ struct ServeLimitOptions: ParsableArguments {
         if let metricsToken, metricsToken.count < 16 { throw CLIError("--metrics-token: at least 16 characters (it guards the server's figures)") }
         c.quota = StorageQuota(accountBytes: accountStorageMB << 20, libraryBytes: libraryStorageMB << 20)
         c.limits.openLibrary = openLibrary
+        c.socketCompression = socketCompression
         c.limits.uploadsPerHour = uploadsPerHour
         c.limits.waitingConversions = waitingConversions
         c.limits.conversionsPerClient = conversionsPerClient

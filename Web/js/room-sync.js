@@ -319,7 +319,7 @@ export class RoomSync extends EventTarget {
     this.room = message.room ?? this.room;
     this.you = message.you ?? this.you;
     if (message.snapshot) {
-      this.state.reset(message.snapshot);
+      this.state.reset(expandSnapshot(message.snapshot));
       this.state.sequence = message.snapshot.sequence ?? message.sequence;
       this.synced = true;
       this.dispatchEvent(new CustomEvent('change', { detail: { what: 'all' } }));
@@ -396,4 +396,27 @@ export class RoomSync extends EventTarget {
       this._drainTimer = setTimeout(() => this._drain(), 1000 / SEND_PER_SECOND);
     }
   }
+}
+
+/**
+ * A snapshot as the server sends it on request (`snapshot=compact`, docs/rooms-protocol.md) made
+ * plain: authors and colours from their lists, and each `q` (whole numbers of 0.1 mm, the first
+ * point as it is, then steps) back to points in metres. k / 10000 is the same number the server
+ * holds, so the room is exactly the server's. A plain snapshot is returned as it is.
+ */
+export function expandSnapshot(snapshot) {
+  if (snapshot?.format !== 'compact-1') return snapshot;
+  const strokes = snapshot.strokes.map((s) => {
+    let points = s.points;
+    if (!points) {
+      points = [];
+      let x = 0, y = 0, z = 0;
+      for (let i = 0; i + 2 < s.q.length; i += 3) {
+        x += s.q[i]; y += s.q[i + 1]; z += s.q[i + 2];
+        points.push([x / 1e4, y / 1e4, z / 1e4]);
+      }
+    }
+    return { id: s.id, author: snapshot.authors[s.a], color: snapshot.colors[s.c], width: s.w, points };
+  });
+  return { sequence: snapshot.sequence, strokes, notes: snapshot.notes, molecule: snapshot.molecule ?? null };
 }

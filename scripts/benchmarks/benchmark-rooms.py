@@ -61,7 +61,10 @@ def main():
     processes = 1 if args.generator == "swift" else min(args.rooms, args.processes or cores)
     tmp = tempfile.mkdtemp(prefix="proteinar-rooms-bench-")
     try:
-        server = ServerProcess(binary, work=tmp, database_url=args.postgres, starter=False, name="server", timeout=30)
+        # Every client comes from 127.0.0.1: the per-address limits (64 connections, 100 sockets)
+        # would refuse most of them, so they are raised for this one address's crowd.
+        limits = ["--connections-per-address", "2000", "--sockets-per-address", "2000"]
+        server = ServerProcess(binary, work=tmp, database_url=args.postgres, starter=False, name="server", timeout=30, extra=limits)
     except ServerDidNotStart as e:
         sys.exit(str(e))
     ok = False
