@@ -1,7 +1,7 @@
 // The other people in a room, drawn where they are: for each one whose view the server relays
-// (presence: {position, target}, in the room's metres like the strokes), a small camera (an open
-// pyramid, six triangles) at their eye pointing where they look, in a colour tied to them, with
-// their name on a label that follows it on screen. Ourselves are not drawn; someone who leaves goes.
+// (presence: {position, target}, in the room's metres like the strokes), a small camera (a pyramid:
+// four sides and its face, six triangles) at their eye pointing where they look, in a colour tied
+// to them, with their name on a label that follows it on screen. Ourselves are not drawn; someone who leaves goes.
 import { linearColor } from './strokes.js';
 
 // A marker's length from eye to opening (metres): a thumb's width beside a 30 cm molecule.
@@ -9,6 +9,10 @@ const MARKER_M = 0.03;
 // The opening's half-width and half-height, as parts of the length (a 4:3 picture).
 const HALF_WIDE = 0.4;
 const HALF_HIGH = 0.3;
+// A marker whose eye is nearer ours than this (metres) is not drawn: two people who look from the
+// same place (everyone starts at the same default view) would otherwise see the other's camera
+// fill the screen. It shows again as soon as one of them moves away.
+const NEAR_M = 0.12;
 const IDENTITY = new Float32Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
 
 /** A person's colour ('#rrggbb'), the same in every page: a hue from their id, dark enough for white text. */
@@ -63,10 +67,12 @@ export class PeerMarkers {
    * @param {HTMLCanvasElement} canvas the room's 3D view (its 'viewer-frame' events move the labels)
    * @param {HTMLElement} layer where the labels go, over the canvas
    * @param {Function} el the app's element maker
+   * @param {() => void} changed called when a marker comes near our eye or leaves it (the uploads changed)
    */
-  constructor(canvas, layer, el) {
+  constructor(canvas, layer, el, changed) {
     this._layer = layer;
     this._el = el;
+    this._changed = changed;
     this._viewer = null;
     this._markers = new Map();  // connection -> {key, color, view, upload, label}
     canvas.addEventListener('viewer-frame', () => this.placeLabels());
@@ -96,7 +102,7 @@ export class PeerMarkers {
       if (marker) viewer.releaseOverlay(marker.upload);
       const label = marker?.label ?? this._label(key, color);
       label.lastChild.textContent = name;  // a person's name is their own words: text only
-      this._markers.set(key, { viewKey, name, color, view: peer.view, upload: viewer.uploadOverlay(markerMesh(peer.view, color)), label });
+      this._markers.set(key, { viewKey, name, color, view: peer.view, upload: viewer.uploadOverlay(markerMesh(peer.view, color)), label, near: false });
       changed = true;
     }
     for (const [key, marker] of this._markers) {
@@ -110,9 +116,9 @@ export class PeerMarkers {
     return changed;
   }
 
-  /** The markers' uploads, drawn with the strokes (in the 3D view and in AR). */
+  /** The markers' uploads, drawn with the strokes (in the 3D view and in AR), but for those at our eye. */
   get uploads() {
-    return [...this._markers.values()].map((m) => m.upload);
+    return [...this._markers.values()].filter((m) => !m.near).map((m) => m.upload);
   }
 
   /** Stroke-like {points, width} for the scene's bounds, so the clip planes keep the markers. */
@@ -136,17 +142,26 @@ export class PeerMarkers {
     return label;
   }
 
-  /** Keeps each name just above its marker's eye; hidden when the marker is behind our camera. */
+  /** Keeps each name just above its marker's eye; hidden when the marker is behind or at our camera. */
   placeLabels() {
     const viewer = this._viewer;
     if (!viewer) return;
+    const eye = viewer.camera.position;
+    let nearChanged = false;
     for (const marker of this._markers.values()) {
+      const near = Math.hypot(...sub(marker.view.position, eye)) < NEAR_M;
+      if (near !== marker.near) {
+        marker.near = near;
+        marker.label.dataset.near = String(near);
+        nearChanged = true;
+      }
       const at = viewer.project(marker.view.position);
-      marker.label.hidden = !at.inFront;
+      marker.label.hidden = near || !at.inFront;
       marker.label.dataset.x = at.x.toFixed(1);
       marker.label.dataset.y = at.y.toFixed(1);
       marker.label.style.transform = `translate(${at.x.toFixed(1)}px, ${at.y.toFixed(1)}px) translate(-50%, -130%)`;
     }
+    if (nearChanged) this._changed();
   }
 }
 

@@ -13,8 +13,8 @@ const MIN_GAP_MS = 250;
 // Play shows the whole room in about this long, in at most PLAY_STEPS steps (a request each), and
 // no step shorter or longer than these (a tiny room does not crawl, a big one does not flash).
 const PLAY_MS = 6000;
-const PLAY_STEPS = 30;
-const STEP_MIN_MS = 150;
+const PLAY_STEPS = 24;
+const STEP_MIN_MS = 250;
 const STEP_MAX_MS = 500;
 // Past states kept in the page (the oldest asked goes first): enough for a Play and some scrubbing.
 const KEEP_STATES = 64;

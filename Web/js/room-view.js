@@ -50,7 +50,7 @@ export function setupRoomScreen(app) {
   /** What the view shows: the live room, or the past state the history slider is on. */
   const content = () => history.state ?? sync.state;
   // The others where they stand, looking where they look (peer-markers.js), drawn with the strokes.
-  const peerMarkers = new PeerMarkers(canvas, $('room-peers-layer'), el);
+  const peerMarkers = new PeerMarkers(canvas, $('room-peers-layer'), el, () => queueRender());
 
   // ---- Viewer ----
   function ensureViewer() {
