@@ -4,8 +4,8 @@
 // to them, with their name on a label that follows it on screen. Ourselves are not drawn; someone who leaves goes.
 import { linearColor } from './strokes.js';
 
-// A marker's length from eye to opening (metres): a thumb's width beside a 30 cm molecule.
-const MARKER_M = 0.03;
+// A marker's length from eye to opening (metres): a thumb's length beside a 30 cm molecule.
+const MARKER_M = 0.04;
 // The opening's half-width and half-height, as parts of the length (a 4:3 picture).
 const HALF_WIDE = 0.4;
 const HALF_HIGH = 0.3;
@@ -102,7 +102,7 @@ export class PeerMarkers {
       if (marker) viewer.releaseOverlay(marker.upload);
       const label = marker?.label ?? this._label(key, color);
       label.lastChild.textContent = name;  // a person's name is their own words: text only
-      this._markers.set(key, { viewKey, name, color, view: peer.view, upload: viewer.uploadOverlay(markerMesh(peer.view, color)), label, near: false });
+      this._markers.set(key, { viewKey, name, color, view: peer.view, upload: viewer.uploadOverlay(markerMesh(peer.view, color)), label, near: marker?.near ?? false });
       changed = true;
     }
     for (const [key, marker] of this._markers) {

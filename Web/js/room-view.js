@@ -280,9 +280,10 @@ export function setupRoomScreen(app) {
       if (stroke.points.length === 0) { drawn.delete(id); continue; }
       drawn.set(id, { count: stroke.points.length, color: stroke.color, width: stroke.width, upload: viewer.uploadOverlay(strokeMesh(stroke)) });
     }
-    const uploads = [...[...drawn.values()].map((e) => e.upload), ...peerMarkers.uploads];
+    const uploads = [...drawn.values()].map((e) => e.upload);
     // The floor ring gives an empty room something to turn about; a molecule does that better.
-    viewer.setExtras(floor && !viewer.model ? [floor, ...uploads] : uploads, strokeBounds([...shown.values(), ...peerMarkers.extents]));
+    // The others' markers stay clear of the fog: they often stand behind the molecule.
+    viewer.setExtras(floor && !viewer.model ? [floor, ...uploads] : uploads, strokeBounds([...shown.values(), ...peerMarkers.extents]), peerMarkers.uploads);
     // For tests and for anyone inspecting the page: what the view holds.
     stage.dataset.strokes = String(sync.state.strokes.size);
     stage.dataset.shown = String(shown.size - residueMarks.size);

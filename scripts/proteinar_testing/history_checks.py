@@ -147,10 +147,14 @@ def run(check, *, ada, bob, base, room_id, draw, shots=None):
     with ws_connect(url, open_timeout=10, close_timeout=2) as guest:
         hello = json.loads(guest.recv(timeout=10))
         name = (hello.get("you") or {}).get("name")
-        guest.send(json.dumps({"type": "presence", "view": {"position": [0.4, 0.3, 0.4], "target": [0, 0.1, 0]}}))
-        both = [b.wait(f"const m = (() => {{ {MARKER_VIEW} }})(); return m && m.view.position[0] === 0.4 && m", 20, name) for b in (ada, bob)]
-        guest.send(json.dumps({"type": "presence", "view": {"position": [-0.4, 0.3, 0.4], "target": [0, 0.1, 0]}}))
-        went = bob.wait(f"const m = (() => {{ {MARKER_VIEW} }})(); return m && m.view.position[0] === -0.4 && m", 20, name)
+        # Behind the molecule and to one side, looking at it: in sight of both pages' default views.
+        guest.send(json.dumps({"type": "presence", "view": {"position": [0.15, 0.3, -0.15], "target": [0, 0.1, 0]}}))
+        both = [b.wait(f"const m = (() => {{ {MARKER_VIEW} }})(); return m && m.view.position[0] === 0.15 && m", 20, name) for b in (ada, bob)]
+        if shots:
+            time.sleep(1)
+            bob.screenshot(os.path.join(shots, "room-markers.png"))
+        guest.send(json.dumps({"type": "presence", "view": {"position": [-0.15, 0.3, -0.15], "target": [0, 0.1, 0]}}))
+        went = bob.wait(f"const m = (() => {{ {MARKER_VIEW} }})(); return m && m.view.position[0] === -0.15 && m", 20, name)
     check("a guest's view (a bare socket) shows as a named marker in both pages, and moves when the guest looks from elsewhere",
           bool(name) and all(both) and all(m["name"] == name for m in both) and bool(went) and went["x"] != both[1]["x"], f"{name!r} {both} {went}")
     gone = [b.wait("return ![...document.querySelectorAll('#room-peers-layer .peer-label')].some((l) => l.textContent === arguments[0])", 20, name) for b in (ada, bob)]
