@@ -60,7 +60,7 @@ export function setupRoomInput(app, roomScreen) {
     const mine = sync ? [...sync.state.strokes.values()].some((s) => isMine(s.author)) : false;
     $('room-undo').disabled = !draws || !mine || Boolean(drawing);
     const empty = !sync || (sync.state.strokes.size === 0 && sync.state.notes.size === 0);
-    $('room-clear').disabled = empty;
+    $('room-clear').disabled = empty || !draws;  // not while looking back at the room's history
     $('room-hint').hidden = !empty || !draws || !sync || local.size > 0;
   }
 
@@ -245,7 +245,7 @@ export function setupRoomInput(app, roomScreen) {
 
   // Clear empties the room for everyone: it asks first, with Cancel first in line.
   $('room-clear').addEventListener('click', () => {
-    if (role() !== 'owner') return;
+    if (role() !== 'owner' || !mayDraw()) return;
     $('room-dialog-clear').showModal();
     $('room-clear-cancel').focus();
   });
