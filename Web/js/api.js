@@ -262,6 +262,8 @@ export const room = (id) => request('GET', roomPath(id));
 export const updateRoom = (id, changes) => request('PATCH', roomPath(id), changes);
 export const addRoomMember = (id, email) => request('POST', `${roomPath(id)}/members`, { email });
 export const roomOperations = (id, after = 0) => request('GET', `${roomPath(id)}/operations?${new URLSearchParams({ after })}`);
+/** The room's content right after operation `at` (0: empty), as a state; 400 past its last operation. */
+export const roomStateAt = (id, at) => request('GET', `${roomPath(id)}/state?${new URLSearchParams({ at })}`);
 
 /** Where a room's live socket is: ws: or wss: like the page, resuming after `after`, as a guest with `guest`. */
 export function roomSocketURL(id, { after = null, guest = null } = {}) {

@@ -41,6 +41,7 @@ export function setupRoomInput(app, roomScreen) {
   let width = BRUSHES[1][2];
   let drawing = null;          // the stroke a pointer (or AR) is drawing now
   let pendingNoteText = null;  // a note waiting for its spot ("Pick a spot")
+  let drawWhenAllowed = false; // Draw was on when drawing stopped being allowed (history, a setting): back on with it
 
   // ---- What the tools allow ----
   function updateTools() {
@@ -48,12 +49,18 @@ export function setupRoomInput(app, roomScreen) {
     const draws = mayDraw();
     for (const control of $('room-tools').querySelectorAll('[data-needs-draw]')) control.disabled = !draws;
     $('room-clear').hidden = role() !== 'owner';
-    if (!draws && mode === 'draw') setMode('move');
+    if (!draws && mode === 'draw') {
+      setMode('move');
+      drawWhenAllowed = true;
+    } else if (draws && drawWhenAllowed) {
+      drawWhenAllowed = false;
+      setMode('draw');
+    }
     $('room-mode-draw').disabled = !draws;
     const mine = sync ? [...sync.state.strokes.values()].some((s) => isMine(s.author)) : false;
     $('room-undo').disabled = !draws || !mine || Boolean(drawing);
     const empty = !sync || (sync.state.strokes.size === 0 && sync.state.notes.size === 0);
-    $('room-clear').disabled = empty;
+    $('room-clear').disabled = empty || !draws;  // not while looking back at the room's history
     $('room-hint').hidden = !empty || !draws || !sync || local.size > 0;
   }
 
@@ -219,8 +226,9 @@ export function setupRoomInput(app, roomScreen) {
     for (const b of $('room-brushes').children) b.setAttribute('aria-pressed', String(Number(b.dataset.size) === size));
   }
 
-  $('room-mode-draw').addEventListener('click', () => setMode('draw'));
-  $('room-mode-move').addEventListener('click', () => setMode('move'));
+  // A mode picked by hand is kept: drawing coming back allowed does not switch Move back to Draw.
+  $('room-mode-draw').addEventListener('click', () => { drawWhenAllowed = false; setMode('draw'); });
+  $('room-mode-move').addEventListener('click', () => { drawWhenAllowed = false; setMode('move'); });
   setMode('draw');
 
   function undo() {
@@ -237,7 +245,7 @@ export function setupRoomInput(app, roomScreen) {
 
   // Clear empties the room for everyone: it asks first, with Cancel first in line.
   $('room-clear').addEventListener('click', () => {
-    if (role() !== 'owner') return;
+    if (role() !== 'owner' || !mayDraw()) return;
     $('room-dialog-clear').showModal();
     $('room-clear-cancel').focus();
   });

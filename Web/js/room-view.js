@@ -11,6 +11,8 @@ import { MoleculeViewer } from './viewer.js';
 import { RoomSync } from './room-sync.js';
 import { RoomAR, setupRoomInput } from './room-input.js';
 import { setupRoomPlace } from './room-place.js';
+import { setupRoomHistory } from './room-history.js';
+import { PeerMarkers, peerColor } from './peer-markers.js';
 import { findResidue, moleculeAtoms, residuePoint } from './residue-pins.js';
 import { floorMesh, strokeBounds, strokeMesh } from './strokes.js';
 
@@ -42,6 +44,13 @@ export function setupRoomScreen(app) {
   const place = setupRoomPlace(app, { roomID: () => roomID, saved: (updated) => showRoom({ ...updated, role: room?.role ?? updated.role }) });
   let moleculeFrame = null;    // the shown molecule's id, style, GLB box and placement: for residue pins
   const residueMarks = new Map();  // note id -> where its residue is (room metres)
+  // Looking back (room-history.js): the view shows a past state and drawing waits; the socket stays live.
+  const history = setupRoomHistory(app, { roomID: () => roomID, liveSequence: () => sync?.state.sequence ?? 0,
+    show: () => { if (sync) { showNotes(); showMolecule(); queueRender(); } }, modeChanged: historyModeChanged });
+  /** What the view shows: the live room, or the past state the history slider is on. */
+  const content = () => history.state ?? sync.state;
+  // The others where they stand, looking where they look (peer-markers.js), drawn with the strokes.
+  const peerMarkers = new PeerMarkers(canvas, $('room-peers-layer'), el, () => queueRender());
 
   // ---- Viewer ----
   function ensureViewer() {
@@ -87,11 +96,12 @@ export function setupRoomScreen(app) {
     showRoom(answer.room);
     const account = api.currentAccount();
     sync = new RoomSync(id, { guest: account ? null : api.guestKey(), snapshot: answer.state });
-    window.__proteinarRoom = { get state() { return sync?.state; }, get sync() { return sync; }, get you() { return you; }, get room() { return room; }, get viewer() { return viewer; }, local };
+    window.__proteinarRoom = { get state() { return sync?.state; }, get sync() { return sync; }, get you() { return you; }, get room() { return room; }, get viewer() { return viewer; }, local,
+      drawn, history, get shown() { return sync && content(); } };
     sync.addEventListener('status', () => { showStatus(); checkStillThere(); });
-    sync.addEventListener('welcome', (e) => { showRoom(e.detail.room); you = e.detail.you; updateTools(); showStatus(); });
+    sync.addEventListener('welcome', (e) => { showRoom(e.detail.room); you = e.detail.you; updateTools(); showStatus(); showPeerMarkers(); });
     sync.addEventListener('change', (e) => changed(e.detail.what, e.detail.op));
-    sync.addEventListener('presence', () => { showPeers(); showStatus(); });
+    sync.addEventListener('presence', () => { showPeers(); showStatus(); showPeerMarkers(); });
     sync.addEventListener('refused', (e) => refused(e.detail));
     sync.addEventListener('ack', () => showStatus());  // "N changes not yet sent" counts down
     changed('all');
@@ -119,6 +129,8 @@ export function setupRoomScreen(app) {
 
   function leave() {
     input.endStroke(false);
+    history.reset();
+    peerMarkers.clear();
     sync?.close();
     sync = null;
     roomID = null;
@@ -162,7 +174,7 @@ export function setupRoomScreen(app) {
 
   // ---- Who may do what ----
   const role = () => you?.role ?? room?.role ?? null;
-  const mayDraw = () => (you ? Boolean(you.mayDraw) : Boolean(room?.mayDraw));
+  const mayDraw = () => !history.active && (you ? Boolean(you.mayDraw) : Boolean(room?.mayDraw));
   const isMine = (author) => Boolean(you && (author === you.id || author === `guest:${you.id}` || `guest:${author}` === you.id));
 
   const input = setupRoomInput(app, {
@@ -184,6 +196,9 @@ export function setupRoomScreen(app) {
     clearInterval(statusTimer);
     const waiting = sync.unacknowledged;
     const waitingText = waiting ? ` · ${waiting} change${waiting === 1 ? '' : 's'} not yet sent` : '';
+    if (history.active && sync.status === 'live') {
+      return setStatus('history', `History: you are looking back, drawing is paused · the room stays live behind it${waitingText}`);
+    }
     const readOnly = sync.status === 'live' && !mayDraw() ? ' · read-only: guests may only watch in this room' : '';
     switch (sync.status) {
       case 'connecting':
@@ -214,6 +229,7 @@ export function setupRoomScreen(app) {
   // ---- Content ----
   function changed(what, op) {
     if (!sync) return;
+    history.liveChanged();
     // Our strokes that someone removed (undo, the owner, Clear) go from the screen with theirs.
     const o = op?.operation;
     if (o?.type === 'remove-stroke' && local.get(o.id)?.finished) local.delete(o.id);
@@ -245,8 +261,9 @@ export function setupRoomScreen(app) {
   function renderStrokes() {
     if (!viewer || !sync) return;
     const shown = new Map();
-    for (const stroke of sync.state.strokes.values()) shown.set(stroke.id, stroke);
-    for (const [id, stroke] of local) if (!stroke.removed) shown.set(id, stroke);
+    for (const stroke of content().strokes.values()) shown.set(stroke.id, stroke);
+    // Our strokes on their way show in the live room only (drawing waits while someone looks back).
+    if (!history.state) for (const [id, stroke] of local) if (!stroke.removed) shown.set(id, stroke);
     // Residue notes' balls go with the strokes (a dot each): in the 3D view, where the molecule
     // hides them when it is in front, and on the table in AR.
     for (const [id, point] of residueMarks) shown.set(`note:${id}`, { points: [point], ...RESIDUE_MARK });
@@ -265,7 +282,8 @@ export function setupRoomScreen(app) {
     }
     const uploads = [...drawn.values()].map((e) => e.upload);
     // The floor ring gives an empty room something to turn about; a molecule does that better.
-    viewer.setExtras(floor && !viewer.model ? [floor, ...uploads] : uploads, strokeBounds(shown.values()));
+    // The others' markers stay clear of the fog: they often stand behind the molecule.
+    viewer.setExtras(floor && !viewer.model ? [floor, ...uploads] : uploads, strokeBounds([...shown.values(), ...peerMarkers.extents]), peerMarkers.uploads);
     // For tests and for anyone inspecting the page: what the view holds.
     stage.dataset.strokes = String(sync.state.strokes.size);
     stage.dataset.shown = String(shown.size - residueMarks.size);
@@ -273,7 +291,7 @@ export function setupRoomScreen(app) {
   }
 
   async function showMolecule() {
-    const placement = sync?.state.molecule ?? room?.molecule ?? null;
+    const placement = history.state ? history.state.molecule : (sync?.state.molecule ?? room?.molecule ?? null);
     const key = placement ? JSON.stringify(placement) : null;
     if (key === moleculeKey || !viewer) return;
     moleculeKey = key;
@@ -323,7 +341,7 @@ export function setupRoomScreen(app) {
   function showNotes() {
     const list = $('room-notes');
     const layer = $('room-notes-layer');
-    const notes = [...sync.state.notes.values()];
+    const notes = [...content().notes.values()];
     list.replaceChildren(...notes.map((note) => {
       const item = el('li', { 'data-note': note.id });
       const text = el('span', { class: 'note-text' });
@@ -345,7 +363,7 @@ export function setupRoomScreen(app) {
       pin.anchor = note.anchor.point;
       return pin;
     }));
-    for (const id of residueMarks.keys()) if (!sync.state.notes.has(id)) residueMarks.delete(id);
+    for (const id of residueMarks.keys()) if (!content().notes.has(id)) residueMarks.delete(id);
     for (const note of notes) if (note.anchor && !note.anchor.point) pinResidue(note);
     placeNoteLabels();
     queueRender();
@@ -366,7 +384,7 @@ export function setupRoomScreen(app) {
     } catch {
       return;  // the list still says "at A 45"
     }
-    if (frame !== moleculeFrame || !sync?.state.notes.has(note.id)) return;
+    if (frame !== moleculeFrame || !sync || !content().notes.has(note.id)) return;
     residueMarks.set(note.id, point);
     const layer = $('room-notes-layer');
     layer.querySelector(`[data-note="${CSS.escape(note.id)}"]`)?.remove();
@@ -404,7 +422,7 @@ export function setupRoomScreen(app) {
     const peers = sync?.peers ?? [];
     const live = sync?.status === 'live';
     $('room-peers').replaceChildren(...peers.map((p) => el('li', { 'data-peer': p.id },
-      el('span', { class: 'peer-dot', 'aria-hidden': 'true' }), p.name ?? 'Someone',
+      el('span', { class: 'peer-dot', 'aria-hidden': 'true', style: { '--peer': peerColor(p.id ?? p.connection) } }), p.name ?? 'Someone',
       el('span', { class: 'meta' }, ` · ${p.role ?? 'guest'}${you && p.id === you.id ? ' (you)' : ''}`))));
     if (peers.length === 0) {
       $('room-peers').append(el('li', { class: 'empty-note' }, !live ? 'Not connected.'
@@ -415,6 +433,23 @@ export function setupRoomScreen(app) {
       $('room-peers').append(el('li', { class: 'watchers meta', 'data-watchers': String(watchers) },
         `${watchers} ${watchers === 1 ? 'person' : 'people'} watching without an account`));
     }
+  }
+
+  function showPeerMarkers() {
+    if (peerMarkers.update(viewer, sync?.peers ?? [], you?.id ?? null)) queueRender();
+  }
+
+  // History began or ended: a stroke being drawn is finished first, and the tools, the notes and
+  // the status line say which room is shown.
+  function historyModeChanged() {
+    if (history.active) {
+      input.endStroke(true);
+      input.cancelNotePick();
+    }
+    stage.dataset.history = history.active ? 'true' : 'false';
+    updateTools();
+    if (sync) showNotes();
+    showStatus();
   }
 
   // Our own view for the others, when it changed (the sync layer paces it to 5 a second).

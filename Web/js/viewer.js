@@ -67,6 +67,7 @@ export class MoleculeViewer {
     this._uniforms = null;
     this._gpu = [];
     this._extras = [];         // uploads drawn with the model, in its coordinates (setExtras)
+    this._clearExtras = [];    // the same, drawn without the fog (setExtras' `clear`)
     this._extraBounds = null;  // their bounding sphere, so clipping keeps them
     this._sceneBounds = null;  // what the camera fits when there is no model (setSceneBounds)
     this._coarse = [];         // the coarse version drawn while the view moves (loadCoarse)
@@ -231,9 +232,12 @@ export class MoleculeViewer {
    * Extra geometry drawn with the model in the model's own coordinates, such as the strokes of a
    * drawing room: uploads from uploadOverlay (the caller keeps and frees them), and their bounding
    * sphere ({center, radius}) so the clip planes do not cut them off. drawXR draws them too.
+   * `clear`: more uploads drawn without the fog, for things that matter however far behind the model
+   * they are (the other people in a drawing room).
    */
-  setExtras(uploads, bounds = null) {
+  setExtras(uploads, bounds = null, clear = []) {
     this._extras = uploads;
+    this._clearExtras = clear;
     this._extraBounds = bounds && bounds.radius > 0 ? { center: Array.from(bounds.center), radius: bounds.radius } : null;
     this.requestRender();
   }
@@ -325,7 +329,7 @@ export class MoleculeViewer {
     const [r, g, b] = this._background;
     gl.clearColor(r, g, b, 1);
     gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
-    if ((this._gpu.length === 0 && this._extras.length === 0) || !this._program) return null;
+    if ((this._gpu.length === 0 && this._extras.length === 0 && this._clearExtras.length === 0) || !this._program) return null;
 
     gl.useProgram(this._program);
     gl.uniformMatrix4fv(this._uniforms.view, false, this._orbit.view);
@@ -334,6 +338,10 @@ export class MoleculeViewer {
     gl.uniform3fv(this._uniforms.fog, this._fogRange);
     drawMeshes(gl, coarse ? this._coarse : this._gpu);
     for (const extra of this._extras) drawMeshes(gl, extra);
+    if (this._clearExtras.length) {
+      gl.uniform3f(this._uniforms.fog, 0, 1, 0);
+      for (const extra of this._clearExtras) drawMeshes(gl, extra);
+    }
     if (target) presentFrame(gl, this._presentProgram, target, width, height);
     return coarse ? 'coarse' : 'full';
   }
@@ -387,6 +395,7 @@ export class MoleculeViewer {
         gl.uniformMatrix4fv(this._uniforms.view, false, mat4.multiply(eye, view, placement));
         drawMeshes(gl, this._gpu);
         for (const extra of this._extras) drawMeshes(gl, extra);
+        for (const extra of this._clearExtras) drawMeshes(gl, extra);
       }
       for (const overlay of overlays) {
         gl.uniformMatrix4fv(this._uniforms.view, false, mat4.multiply(eye, view, overlay.matrix));

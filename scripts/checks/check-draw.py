@@ -24,7 +24,7 @@ from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser
 from proteinar_testing.http_client import fetch
 from proteinar_testing.paths import CHECK_USDZ
 from proteinar_testing.report import Tally
-from proteinar_testing import room_checks
+from proteinar_testing import history_checks, room_checks
 from proteinar_testing.server import ServerProcess
 from proteinar_testing.venv import require
 
@@ -295,6 +295,9 @@ try:
     tools = bob.js("""const t = document.getElementById('room-tools').getBoundingClientRect();
                       return [Math.round(t.bottom), window.innerHeight, getComputedStyle(document.getElementById('room-tools')).position]""")
     check("on a phone the drawing tools sit at the bottom of the screen", tools[2] in ("sticky", "fixed") and abs(tools[0] - tools[1]) <= 2, str(tools))
+
+    # ---- Issue 18: the history slider, and the others' camera markers ----
+    history_checks.run(check, ada=ada, bob=bob, base=base, room_id=room_id, draw=draw, shots=shots)
 
     # ---- Capture and AR links ----
     ada.js("""window.__saved = null; const click = HTMLAnchorElement.prototype.click;
