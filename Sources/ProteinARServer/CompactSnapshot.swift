@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import SketchRooms
 
 /// A room's content as a late joiner that asks for it (`?snapshot=compact` on the live socket)
@@ -6,11 +7,14 @@ import SketchRooms
 /// named by their place in the list; a stroke whose points all lie on the 0.1 mm grid (the web
 /// app rounds every point to it) carries them as whole numbers of 0.1 mm, the first point as it is
 /// and each next one as the step from the one before (`q`), which for a pen's short steps is a few
-/// digits each. A point off the grid keeps its stroke in the plain form (`points`): decoding is
-/// exact either way (k / 10000 is the same double here and in JavaScript).
+/// digits each; or, when that is shorter, the first point, the first step, and then each step's
+/// change from the step before (`r`: a smooth stroke's steps change little). A point off the grid
+/// keeps its stroke in the plain form (`points`): decoding is exact either way (k / 10000 is the
+/// same double here and in JavaScript).
 ///
 ///     {"format": "compact-1", "sequence": N, "authors": [...], "colors": [...],
-///      "strokes": [{"id", "a": author index, "c": colour index, "w": width, "q": [x, y, z, dx, dy, dz, ...]}],
+///      "strokes": [{"id", "a": author index, "c": colour index, "w": width,
+///                   "q": [x, y, z, dx, dy, dz, ...] or "r": [x, y, z, dx, dy, dz, ddx, ddy, ddz, ...]}],
 ///      "notes": [...], "molecule": {...}}
 ///
 /// Written by hand into one string: a room of 10,000 strokes has hundreds of thousands of numbers,
@@ -32,12 +36,24 @@ enum CompactSnapshot {
             if n > 0 { out += "," }
             out += "{\"id\":\"\(stroke.id)\",\"a\":\(a),\"c\":\(c),\"w\":\(stroke.width),"
             if let q = grid(stroke.points) {
-                out += "\"q\":["
-                var previous = (0, 0, 0)
-                for (i, p) in q.enumerated() {
+                // Steps from point to point (`q`), or, when shorter, the first step and then the
+                // change of step (`r`): a pen moving smoothly changes its step by little.
+                var steps: [Int] = [], changes: [Int] = []
+                steps.reserveCapacity(q.count * 3); changes.reserveCapacity(q.count * 3)
+                for i in q.indices {
+                    let step = i == 0 ? q[0] : (q[i].0 - q[i - 1].0, q[i].1 - q[i - 1].1, q[i].2 - q[i - 1].2)
+                    steps += [step.0, step.1, step.2]
+                    if i < 2 {
+                        changes += [step.0, step.1, step.2]
+                    } else {
+                        changes += [step.0 - steps[3 * i - 3], step.1 - steps[3 * i - 2], step.2 - steps[3 * i - 1]]
+                    }
+                }
+                let useChanges = digits(changes) < digits(steps)
+                out += useChanges ? "\"r\":[" : "\"q\":["
+                for (i, n) in (useChanges ? changes : steps).enumerated() {
                     if i > 0 { out += "," }
-                    out += "\(p.0 - previous.0),\(p.1 - previous.1),\(p.2 - previous.2)"
-                    previous = p
+                    out += String(n)
                 }
                 out += "]}"
             } else {
@@ -51,6 +67,15 @@ enum CompactSnapshot {
             out += ",\"molecule\":" + String(decoding: try RoomJSON.encoder.encode(molecule), as: UTF8.self)
         }
         return out + "}"
+    }
+
+    /// Characters the numbers take as text.
+    static func digits(_ numbers: [Int]) -> Int {
+        numbers.reduce(0) { total, n in
+            var m = n.magnitude, count = n < 0 ? 2 : 1
+            while m >= 10 { m /= 10; count += 1 }
+            return total + count
+        }
     }
 
     /// The points as whole numbers of 0.1 mm, or nil when one of them is off that grid.
@@ -68,5 +93,26 @@ enum CompactSnapshot {
         let k = (v * unitsPerMetre).rounded()
         guard abs(k) < 1e12, Double(Int(k)) / unitsPerMetre == v else { return nil }
         return Int(k)
+    }
+}
+
+/// The last compact snapshot written for each room, by sequence: a class joining together (thirty
+/// phones opening the room one after another) costs one writing of it, not thirty. At most
+/// `limitBytes` of text in all; a room's entry is replaced by a newer one.
+final class CompactSnapshotCache: Sendable {
+    let limitBytes: Int
+    private let entries = NIOLockedValueBox([String: (sequence: UInt64, text: String)]())
+
+    init(limitBytes: Int = 32 << 20) { self.limitBytes = limitBytes }
+
+    /// The room's compact snapshot at the state's sequence, written now or kept from before.
+    func text(for room: String, _ state: RoomState) throws -> String {
+        if let kept = entries.withLockedValue({ $0[room] }), kept.sequence == state.sequence { return kept.text }
+        let text = try CompactSnapshot.text(state)
+        entries.withLockedValue { entries in
+            entries[room] = (state.sequence, text)
+            if entries.values.reduce(0, { $0 + $1.text.utf8.count }) > limitBytes { entries = [room: (state.sequence, text)] }
+        }
+        return text
     }
 }

@@ -12,6 +12,7 @@ struct LiveRoomSocket: Sendable {
     let accounts: Accounts
     let presence: RoomPresence
     let sockets: SocketCounter
+    let snapshots = CompactSnapshotCache()
 
     static let maximumMessageBytes = 64 << 10
     /// The socket's own frame limit; messages between this and `maximumMessageBytes` get an error
@@ -50,7 +51,7 @@ struct LiveRoomSocket: Sendable {
             }
             defer { sockets.release(room: id, address: address) }
             let connection = LiveConnection(roomID: id, identity: identity, host: host, rooms: accounts.rooms, presence: presence, outbound: outbound)
-            await connection.run(inbound: inbound, after: after, compactSnapshot: compact)
+            await connection.run(inbound: inbound, after: after, compactSnapshots: compact ? snapshots : nil)
             try? await outbound.close(.normalClosure, reason: nil)
         })
     }
@@ -99,7 +100,9 @@ final class LiveConnection: Sendable {
         actor = identity.actor ?? RoomRoutes.anonymous
     }
 
-    func run(inbound: WebSocketInboundStream, after requested: UInt64?, compactSnapshot: Bool = false) async {
+    /// `compactSnapshots`: where a whole room's compact snapshot comes from, when the client asked
+    /// for that form.
+    func run(inbound: WebSocketInboundStream, after requested: UInt64?, compactSnapshots: CompactSnapshotCache? = nil) async {
         do {
             let subscription = try await host.subscribe(to: roomID, for: actor, after: requested)
             let snapshot = subscription.snapshot, settings = subscription.settings
@@ -111,10 +114,10 @@ final class LiveConnection: Sendable {
             let you = Welcome.You(id: identity.actor.map { $0.isGuest ? "guest:\($0.id)" : $0.id }, name: identity.displayName,
                                   role: role?.rawValue, mayDraw: identity.actor != nil && settings.mayDraw(actor))
             let room = await rooms.summary(settings, for: actor, state: snapshot)
-            if after == nil, compactSnapshot {
+            if after == nil, let compactSnapshots {
                 // The compact snapshot is written as text: put it where the encoder wrote null.
                 let welcome = try Self.text(Welcome(room: room, you: you, sequence: snapshot.sequence, snapshot: nil))
-                let compact = try CompactSnapshot.text(snapshot)
+                let compact = try compactSnapshots.text(for: roomID, snapshot)
                 guard let slot = welcome.range(of: #""snapshot":null"#) else { throw RoomError(.invalid, "the snapshot could not be written") }
                 try await outbound.write(.text(welcome.replacingCharacters(in: slot, with: #""snapshot":"# + compact)))
             } else {

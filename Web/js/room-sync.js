@@ -409,10 +409,15 @@ export function expandSnapshot(snapshot) {
   const strokes = snapshot.strokes.map((s) => {
     let points = s.points;
     if (!points) {
+      // q: each point is the step from the one before; r: after the first step, each number is
+      // the change of step (the first point counts as a step from 0 in both).
+      const numbers = s.q ?? s.r, changes = !s.q;
       points = [];
-      let x = 0, y = 0, z = 0;
-      for (let i = 0; i + 2 < s.q.length; i += 3) {
-        x += s.q[i]; y += s.q[i + 1]; z += s.q[i + 2];
+      let x = 0, y = 0, z = 0, dx = 0, dy = 0, dz = 0;
+      for (let i = 0; i + 2 < numbers.length; i += 3) {
+        if (changes && i >= 6) { dx += numbers[i]; dy += numbers[i + 1]; dz += numbers[i + 2]; }
+        else { dx = numbers[i]; dy = numbers[i + 1]; dz = numbers[i + 2]; }
+        x += dx; y += dy; z += dz;
         points.push([x / 1e4, y / 1e4, z / 1e4]);
       }
     }

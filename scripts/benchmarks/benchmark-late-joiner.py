@@ -32,9 +32,15 @@ def expand(snapshot):
     for s in snapshot["strokes"]:
         points = s.get("points")
         if points is None:
-            q, x, y, z, points = s["q"], 0, 0, 0, []
-            for i in range(0, len(q) - 2, 3):
-                x += q[i]; y += q[i + 1]; z += q[i + 2]
+            numbers, changes = s.get("q", s.get("r")), "q" not in s
+            x = y = z = dx = dy = dz = 0
+            points = []
+            for i in range(0, len(numbers) - 2, 3):
+                if changes and i >= 6:
+                    dx += numbers[i]; dy += numbers[i + 1]; dz += numbers[i + 2]
+                else:
+                    dx, dy, dz = numbers[i], numbers[i + 1], numbers[i + 2]
+                x += dx; y += dy; z += dz
                 points.append([x / 1e4, y / 1e4, z / 1e4])
         strokes.append({"id": s["id"], "author": snapshot["authors"][s["a"]], "color": snapshot["colors"][s["c"]],
                         "width": s["w"], "points": points})
@@ -48,7 +54,9 @@ async def fill(url, strokes, points, seed):
 
     async def one(indices):
         async with ws_connect(url, max_size=2 ** 26) as ws:
-            await ws.recv()  # welcome
+            welcome = json.loads(await ws.recv())
+            if welcome.get("type") != "welcome":
+                raise SystemExit(f"filling the room: {welcome}")
             for n, k in enumerate(indices):
                 x, y, z = rng.uniform(-0.5, 0.5), rng.uniform(0, 1), rng.uniform(-0.5, 0.5)
                 dx, dy, dz = (rng.uniform(-0.004, 0.004) for _ in range(3))
@@ -59,14 +67,14 @@ async def fill(url, strokes, points, seed):
                     pts.append([round(x, 4), round(y, 4), round(z, 4)])
                 op = {"type": "add-stroke", "id": f"s{k}", "points": pts, "color": rng.choice(["#3366ff", "#ff6633", "#22aa55"]), "width": 0.004}
                 await ws.send(json.dumps({"type": "op", "clientOpID": f"f{k}", "operation": op}))
-                if n % 50 == 49:
+                if n % 10 == 9 or n == len(indices) - 1:
                     while True:  # wait for the acks, so the rate limit is never met
                         m = json.loads(await ws.recv())
                         if m.get("type") == "ack" and m["clientOpID"] == f"f{k}":
                             break
                         if m.get("type") == "error":
-                            raise RuntimeError(m)
-                    await asyncio.sleep(0.8)
+                            raise SystemExit(f"filling the room: {m}")
+                    await asyncio.sleep(0.15)
             await ws.send(json.dumps({"type": "presence", "view": {"position": [0, 0, 1], "target": [0, 0, 0]}}))
     await asyncio.gather(*(one(p) for p in per))
 
@@ -103,6 +111,7 @@ async def join(url, deflate):
         text = await ws.recv()
         welcome = json.loads(text)
         state = expand(welcome["snapshot"])
+        state.setdefault("molecule", None)
         seconds = time.perf_counter() - t0
     return seconds, state, len(text)
 
@@ -117,14 +126,14 @@ async def measure(server, room, token, runs):
                                  ("compact + permessage-deflate", "&snapshot=compact", True)):
         times = []
         for _ in range(runs):
-            seconds, state, text_bytes = await join(f"{base}?guest=late{random.getrandbits(32):08x}{query}", deflate)
+            seconds, state, text_bytes = await join(f"{base}?guest=late-joiner-{random.getrandbits(48):012x}{query}", deflate)
             times.append(seconds)
             if reference is None:
                 reference = state
             elif state != reference:
                 raise SystemExit(f"{name}: the state differs from the plain snapshot's")
         relay.down = 0
-        await join(f"ws://127.0.0.1:{relay_port}/api/rooms/{room}/live?guest=late{random.getrandbits(32):08x}{query}", deflate)
+        await join(f"ws://127.0.0.1:{relay_port}/api/rooms/{room}/live?guest=late-joiner-{random.getrandbits(48):012x}{query}", deflate)
         out[name] = (statistics.median(times), min(times), max(times), relay.down, text_bytes)
     relay.server.close()
     return out, reference
@@ -145,7 +154,7 @@ def main():
             owner = Account(server, "Owner")
             room = make_room(server, owner, f"late joiner {points}", public=True, guests_may_draw=True)
             t = time.monotonic()
-            asyncio.run(fill(f"ws://127.0.0.1:{server.port}/api/rooms/{room}/live?guest=fill{points}", args.strokes, points, points))
+            asyncio.run(fill(f"ws://127.0.0.1:{server.port}/api/rooms/{room}/live?guest=filling-the-room-{points:04d}", args.strokes, points, points))
             print(f"{args.strokes} strokes of {points} points in {time.monotonic() - t:.0f} s", flush=True)
             results, state = asyncio.run(measure(server, room, owner.token, args.runs))
             assert len(state["strokes"]) == args.strokes, len(state["strokes"])
