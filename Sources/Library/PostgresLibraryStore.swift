@@ -86,6 +86,11 @@ public final class PostgresLibraryStore: LibraryStore {
                     snapshot TEXT NOT NULL)
                 """,
                 """
+                CREATE TABLE IF NOT EXISTS room_history_bases (
+                    room_id TEXT PRIMARY KEY REFERENCES rooms(id) ON DELETE CASCADE, sequence BIGINT NOT NULL,
+                    snapshot TEXT NOT NULL)
+                """,
+                """
                 CREATE TABLE IF NOT EXISTS accounts (id TEXT PRIMARY KEY, email TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
                     password_hash TEXT NOT NULL, created_at DOUBLE PRECISION NOT NULL)
                 """,

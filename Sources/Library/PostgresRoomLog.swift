@@ -85,6 +85,29 @@ extension PostgresLibraryStore {
         return nil
     }
 
+    public func trimOperations(roomID: String, through sequence: Int64, baseJSON: String) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("""
+                INSERT INTO room_history_bases (room_id, sequence, snapshot) VALUES (\(roomID), \(sequence), \(baseJSON))
+                ON CONFLICT (room_id) DO UPDATE SET sequence = EXCLUDED.sequence, snapshot = EXCLUDED.snapshot
+                WHERE EXCLUDED.sequence > room_history_bases.sequence
+                """, logger: logger)
+            try await connection.query("DELETE FROM room_operations WHERE room_id = \(roomID) AND sequence <= \(sequence)", logger: logger)
+        }
+    }
+
+    public func historyBase(roomID: String) async throws -> (sequence: Int64, json: String)? {
+        let rows = try await client.query("SELECT sequence, snapshot FROM room_history_bases WHERE room_id = \(roomID)", logger: logger)
+        for try await (sequence, json) in rows.decode((Int64, String).self) { return (sequence, json) }
+        return nil
+    }
+
+    public func historyBaseSequence(roomID: String) async throws -> Int64 {
+        let rows = try await client.query("SELECT sequence FROM room_history_bases WHERE room_id = \(roomID)", logger: logger)
+        for try await sequence in rows.decode(Int64.self) { return sequence }
+        return 0
+    }
+
     /// LISTEN on one pooled connection for the whole watch.
     public func watchAppends(_ onAppend: @escaping @Sendable (String, Int64) async -> Void) async throws {
         try await client.withConnection { connection in

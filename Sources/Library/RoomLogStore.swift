@@ -21,6 +21,14 @@ public protocol RoomLogStore: Sendable {
     /// Keeps the room's snapshot at `sequence`, replacing an older one; a long log then loads from it.
     func saveSnapshot(roomID: String, sequence: Int64, json: String) async throws
     func latestSnapshot(roomID: String) async throws -> (sequence: Int64, json: String)?
+    /// Folds the log up to `sequence` into `baseJSON` (the room's state right after it), in one
+    /// transaction: keeps it as the room's history base and deletes the operations up to it. The
+    /// room's history (and a resume from the log) then starts at the base.
+    func trimOperations(roomID: String, through sequence: Int64, baseJSON: String) async throws
+    /// The room's history base: its state where the log now starts (nil: the log is whole).
+    func historyBase(roomID: String) async throws -> (sequence: Int64, json: String)?
+    /// The base's sequence alone (0: the log is whole).
+    func historyBaseSequence(roomID: String) async throws -> Int64
     /// Calls `onAppend` with (room, sequence) for operations appended by any server, until the task
     /// is cancelled or the connection fails. A store that only one server uses returns at once.
     func watchAppends(_ onAppend: @escaping @Sendable (String, Int64) async -> Void) async throws

@@ -107,6 +107,15 @@ public final class SQLiteLibraryStore: LibraryStore {
                 );
                 """)
         }
+        migrator.registerMigration("v5-room-history") { db in
+            // Where a room's trimmed log starts: its state after the last folded operation.
+            try db.execute(sql: """
+                CREATE TABLE room_history_bases (
+                    room_id TEXT PRIMARY KEY REFERENCES rooms(id) ON DELETE CASCADE,
+                    sequence INTEGER NOT NULL,
+                    snapshot TEXT NOT NULL)
+                """)
+        }
         try await Task.detached { try migrator.migrate(pool) }.value
     }
 

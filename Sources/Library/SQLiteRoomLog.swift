@@ -80,6 +80,30 @@ extension SQLiteLibraryStore {
         }
     }
 
+    public func trimOperations(roomID: String, through sequence: Int64, baseJSON: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO room_history_bases (room_id, sequence, snapshot) VALUES (?, ?, ?)
+                ON CONFLICT(room_id) DO UPDATE SET sequence = excluded.sequence, snapshot = excluded.snapshot
+                WHERE excluded.sequence > room_history_bases.sequence
+                """, arguments: [roomID, sequence, baseJSON])
+            try db.execute(sql: "DELETE FROM room_operations WHERE room_id = ? AND sequence <= ?", arguments: [roomID, sequence])
+        }
+    }
+
+    public func historyBase(roomID: String) async throws -> (sequence: Int64, json: String)? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT sequence, snapshot FROM room_history_bases WHERE room_id = ?", arguments: [roomID])
+                .map { (sequence: $0["sequence"], json: $0["snapshot"]) }
+        }
+    }
+
+    public func historyBaseSequence(roomID: String) async throws -> Int64 {
+        try await pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT sequence FROM room_history_bases WHERE room_id = ?", arguments: [roomID]) ?? 0
+        }
+    }
+
     /// One SQLite file has one server: nothing to hear from others.
     public func watchAppends(_ onAppend: @escaping @Sendable (String, Int64) async -> Void) async throws {}
 }

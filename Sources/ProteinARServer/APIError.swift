@@ -50,6 +50,7 @@ struct APIError: HTTPResponseError {
             case .forbidden: return APIError(.forbidden, e.message)
             case .invalid: return APIError(.badRequest, e.message)
             case .notFound: return APIError(.notFound, e.message)
+            case .gone: return APIError(.gone, e.message)
             }
         case let e as ArchiveError:
             switch e {

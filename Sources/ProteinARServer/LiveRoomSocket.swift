@@ -110,6 +110,10 @@ final class LiveConnection: Sendable {
             // the future, or one far behind) a snapshot is both correct and cheaper.
             var after = requested
             if let a = after, a > snapshot.sequence || snapshot.sequence - a > LiveRoomSocket.longestResume { after = nil }
+            // A log folded into the room's history base no longer holds what this client missed:
+            // the whole state then, which is exact too.
+            if let a = after, a < snapshot.sequence,
+               subscription.backlog.first?.sequence != a + 1 || subscription.backlog.count != Int(snapshot.sequence - a) { after = nil }
             let role = settings.role(of: actor)
             let you = Welcome.You(id: identity.actor.map { $0.isGuest ? "guest:\($0.id)" : $0.id }, name: identity.displayName,
                                   role: role?.rawValue, mayDraw: identity.actor != nil && settings.mayDraw(actor))

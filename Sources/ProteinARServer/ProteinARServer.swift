@@ -50,6 +50,9 @@ public struct ServerConfiguration: Sendable {
     /// Live sockets may compress large messages (permessage-deflate, which browsers offer): a late
     /// joiner's snapshot shrinks several times; small ones (an operation, an ack) go as they are.
     public var socketCompression = true
+    /// Operations of each room's history the log keeps at least (0: all); older ones are folded
+    /// into the room's history base (docs/draw-together.md).
+    public var roomHistoryOperations = 100_000
     public init() {}
 }
 
@@ -115,7 +118,7 @@ public enum ProteinARServer {
         APIRoutes(service: service, accounts: accounts, limits: limits, fairShare: fairShare,
                   uploads: RateLimiter(burst: limits.uploadsPerHour, per: 3600)).register(on: router)
         // Drawing rooms: accounts, rooms over HTTP, and the live socket on a router of its own.
-        let host = RoomHost(store: store)
+        let host = RoomHost(store: store, historyOperations: configuration.roomHistoryOperations)
         accounts.register(on: router.group("api"))
         RoomRoutes(service: service, host: host, accounts: accounts, limits: limits, fairShare: fairShare).register(on: router.group("api"))
         let sockets = Router(context: SocketContext.self)

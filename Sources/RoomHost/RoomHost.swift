@@ -10,6 +10,10 @@ public actor RoomHost {
     public let store: any RoomLogStore
     /// Operations between snapshots: a room loads from at most this many log entries.
     public let snapshotInterval: Int
+    /// Operations of history the log keeps at least (0: all). Once a room's log holds twice this
+    /// many, the older half is folded into its history base and deleted: the store stays bounded
+    /// by the room's content, not by how long people have drawn in it.
+    public let historyOperations: Int
 
     struct Loaded {
         var settings: RoomSettings
@@ -48,9 +52,10 @@ public actor RoomHost {
     }
     private let decoder = JSONDecoder()
 
-    public init(store: any RoomLogStore, snapshotInterval: Int = 500) {
+    public init(store: any RoomLogStore, snapshotInterval: Int = 500, historyOperations: Int = 100_000) {
         self.store = store
         self.snapshotInterval = max(1, snapshotInterval)
+        self.historyOperations = max(0, historyOperations)
     }
 
     // MARK: Rooms
@@ -85,6 +90,10 @@ public actor RoomHost {
     public func operations(in id: String, after sequence: UInt64, limit: Int = .max, for actor: Actor) async throws -> [LoggedOperation] {
         let room = try await load(id)
         guard room.settings.mayRead(actor) else { throw RoomError(.forbidden, "you are not a member of room \(id)") }
+        let base = try await store.historyBaseSequence(roomID: id)
+        guard Int64(clamping: sequence) >= base else {
+            throw RoomError(.gone, "operations 1 to \(base) of room \(id) are folded into its snapshot; read the room's state instead")
+        }
         return try await Self.logged(store, in: id, after: sequence, limit: limit)
     }
 
@@ -124,11 +133,17 @@ public actor RoomHost {
         return try await Self.replayed(store, in: id, upTo: sequence)
     }
 
-    /// The room's state after `sequence`, from the log's first operation.
+    /// The room's state after `sequence`, from its history base (or the log's first operation).
     private nonisolated static func replayed(_ store: any RoomLogStore, in id: String, upTo sequence: UInt64) async throws -> RoomState {
         var state = RoomState()
         let decoder = JSONDecoder()
-        var after: Int64 = 0
+        if let base = try await store.historyBase(roomID: id) {
+            guard UInt64(base.sequence) <= sequence else {
+                throw RoomError(.gone, "room \(id)'s history before operation \(base.sequence) is folded into a snapshot; the server keeps the last operations only")
+            }
+            state = try decoder.decode(RoomState.self, from: Data(base.json.utf8))
+        }
+        var after = Int64(state.sequence)
         while state.sequence < sequence {
             let page = try await store.operations(roomID: id, after: after, limit: Int(min(1_000, sequence - state.sequence)))
             for stored in page { state.replay(try decoder.decode(LoggedOperation.self, from: Data(stored.json.utf8))) }
@@ -255,13 +270,27 @@ public actor RoomHost {
             rooms[id]?.sinceSnapshot = 0
             // Encoded and saved beside the room's work, not in its way: a large room's snapshot
             // takes milliseconds that no submission should wait for.
-            let state = room.state, store = store
+            let state = room.state, store = store, history = historyOperations
             Task.detached(priority: .utility) {
-                if let snapshot = try? Self.makeEncoder().encode(state) {
-                    try? await store.saveSnapshot(roomID: id, sequence: Int64(state.sequence), json: String(decoding: snapshot, as: UTF8.self))
-                }
+                guard let snapshot = try? Self.makeEncoder().encode(state),
+                      (try? await store.saveSnapshot(roomID: id, sequence: Int64(state.sequence), json: String(decoding: snapshot, as: UTF8.self))) != nil
+                else { return }
+                // Only behind a stored snapshot: the room always loads from one and the log after it.
+                try? await Self.trimHistory(store, of: id, at: state.sequence, keeping: history)
             }
         }
+    }
+
+    /// Folds the room's older operations into its history base once the log holds twice
+    /// `keeping` of them beyond it: the base moves to `keeping` operations before `sequence`.
+    private nonisolated static func trimHistory(_ store: any RoomLogStore, of id: String, at sequence: UInt64, keeping: Int) async throws {
+        guard keeping > 0 else { return }
+        let base = UInt64(try await store.historyBaseSequence(roomID: id))
+        guard sequence >= base + 2 * UInt64(keeping) else { return }
+        let target = sequence - UInt64(keeping)
+        let state = try await replayed(store, in: id, upTo: target)
+        guard state.sequence == target else { return }  // the log is not whole: leave it
+        try await store.trimOperations(roomID: id, through: Int64(target), baseJSON: String(decoding: try makeEncoder().encode(state), as: UTF8.self))
     }
 
     /// Reads the room's content again from the store (its snapshot and the log's tail), dropping

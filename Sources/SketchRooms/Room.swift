@@ -44,7 +44,7 @@ public struct Actor: Sendable, Equatable, Hashable {
 
 /// An operation refused, and why, in words for the sender.
 public struct RoomError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: String, Sendable { case forbidden, invalid, notFound = "not-found" }
+    public enum Kind: String, Sendable { case forbidden, invalid, notFound = "not-found", gone }
     public var kind: Kind
     public var message: String
     public init(_ kind: Kind, _ message: String) { self.kind = kind; self.message = message }

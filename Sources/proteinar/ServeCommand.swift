@@ -58,6 +58,8 @@ struct ServeLimitOptions: ParsableArguments {
     var openLibrary = false
     @Flag(inversion: .prefixedNo, help: "Live sockets compress messages of 2 KiB or more (permessage-deflate, when the browser offers it).")
     var socketCompression = true
+    @Option(help: "Operations of each room's history kept in its log at least (0: all); older ones are folded into a snapshot.")
+    var roomHistory = 100_000
     @Option(help: "Storage of one account's uploads and designs, in megabytes.") var accountStorageMB = 100
     @Option(help: "Storage of the whole library's files, in megabytes.") var libraryStorageMB = 4096
     @Option(help: "Uploads per hour, per account (per address in an open library).") var uploadsPerHour = 30
@@ -91,6 +93,8 @@ struct ServeLimitOptions: ParsableArguments {
         c.quota = StorageQuota(accountBytes: accountStorageMB << 20, libraryBytes: libraryStorageMB << 20)
         c.limits.openLibrary = openLibrary
         c.socketCompression = socketCompression
+        guard roomHistory >= 0 else { throw CLIError("--room-history \(roomHistory): expected 0 (keep all) or more") }
+        c.roomHistoryOperations = roomHistory
         c.limits.uploadsPerHour = uploadsPerHour
         c.limits.waitingConversions = waitingConversions
         c.limits.conversionsPerClient = conversionsPerClient

@@ -19,7 +19,10 @@ processes: accounts and sessions over HTTP, and the live WebSocket protocol with
  8. durability: SIGKILL at random moments while a client sends, on SQLite and on PostgreSQL;
     every acknowledged operation is in the log with its sequence, nothing twice;
  9. two servers on one PostgreSQL database relay each other's operations;
-10. presence: who is in the room, their views, and leaving.
+10. presence: who is in the room, their views, and leaving;
+11. history: GET /api/rooms/{id}/state?at=N equals the state a client built after N (random N),
+    the log folded into the history base once long (410 before it), resumes exact on both sides
+    of the fold, and after a restart.
 
 PostgreSQL checks (8b, 9) use PROTEINAR_TEST_POSTGRES_URL (scripts/tools/start-postgres.sh) and a
 fresh database made for the run and dropped after it; without the variable they are skipped.
@@ -39,6 +42,7 @@ from proteinar_testing import server as servers  # noqa: E402
 from rooms.bad_input import check_bad_input  # noqa: E402
 from rooms.collaboration import check_late_joiner, check_order, check_presence, check_resume, check_undo_clear  # noqa: E402
 from rooms.context import RUN, run  # noqa: E402
+from rooms.history import check_history  # noqa: E402
 from rooms.durability import check_durability_postgres, check_durability_sqlite, check_two_servers  # noqa: E402
 from rooms.permissions import check_permissions  # noqa: E402
 from rooms.sessions import check_accounts  # noqa: E402
@@ -66,6 +70,7 @@ def main():
     run("8b", "SIGKILL at random moments loses no acknowledged op (PostgreSQL)", check_durability_postgres)
     run("9", "two servers on one PostgreSQL database relay each other's ops", check_two_servers)
     run("10", "presence: who is here, their views, leaving", check_presence)
+    run("11", "history: state at N, the log folded, resumes across the fold", check_history)
     servers.stop_all()
     results = RUN.results
     print(f"rooms: {results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped "

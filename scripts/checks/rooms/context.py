@@ -19,10 +19,10 @@ class Run:
 RUN = Run()
 
 
-def new_server(name="server", database_url=None):
+def new_server(name="server", database_url=None, extra=()):
     """One `proteinar serve` with no starter library; SQLite in a new folder under RUN.tmp, or
-    PostgreSQL at `database_url`. Its log is RUN.tmp/NAME-N.log."""
-    return ServerProcess(RUN.binary, work=RUN.tmp, database_url=database_url, starter=False, name=name)
+    PostgreSQL at `database_url`; `extra`: more options. Its log is RUN.tmp/NAME-N.log."""
+    return ServerProcess(RUN.binary, work=RUN.tmp, database_url=database_url, starter=False, name=name, extra=extra)
 
 
 def run(number, name, fn):
