@@ -20,8 +20,9 @@ struct LiveRoomSocket: Sendable {
     static let maximumFrameBytes = 1 << 20
     /// A client further behind than this gets a snapshot instead of the log.
     static let longestResume: UInt64 = 2_000
-    /// How long a busy connection waits to send several operations in one frame.
-    static let gatherMilliseconds = 5
+    /// How long a busy connection waits to send several operations in one frame: at pen rate in
+    /// a room of 20, a frame carries a dozen operations instead of two or three, for 12 ms more.
+    static let gatherMilliseconds = 12
     /// Messages of one connection waiting to be handled, at most (about half a second of drawing).
     static let queuedMessages = 16
     /// Operations of one connection handed to the room and waiting to be stored, at most.

@@ -8,7 +8,9 @@ import SketchRooms
 /// connections) receive accepted operations in sequence order.
 public actor RoomHost {
     public let store: any RoomLogStore
-    /// Operations between snapshots: a room loads from at most this many log entries.
+    /// Operations between snapshots, at least: a small room loads from at most this many log
+    /// entries. A big room waits longer (`snapshotDue`), so writing snapshots costs each operation
+    /// the same however big the room.
     public let snapshotInterval: Int
     /// Operations of history the log keeps at least (0: all). Once a room's log holds twice this
     /// many, the older half is folded into its history base and deleted: the store stays bounded
@@ -258,7 +260,7 @@ public actor RoomHost {
     }
 
     /// Stored operations go to the room's subscribers, all of a batch in one post each; a
-    /// snapshot follows every `snapshotInterval` of them.
+    /// snapshot follows when one is due.
     private func published(_ updates: [RoomUpdate], in id: String) {
         guard let room = rooms[id], !updates.isEmpty else { return }
         rooms[id]?.committed = room.state.sequence
@@ -266,7 +268,7 @@ public actor RoomHost {
         rooms[id]?.sinceSnapshot += updates.count
         // The operations are stored and told: a snapshot only speeds up loading, so failing to save
         // one loses nothing (the next interval tries again).
-        if room.sinceSnapshot + updates.count >= snapshotInterval {
+        if room.sinceSnapshot + updates.count >= snapshotDue(room.state) {
             rooms[id]?.sinceSnapshot = 0
             // Encoded and saved beside the room's work, not in its way: a large room's snapshot
             // takes milliseconds that no submission should wait for.
@@ -279,6 +281,14 @@ public actor RoomHost {
                 try? await Self.trimHistory(store, of: id, at: state.sequence, keeping: history)
             }
         }
+    }
+
+    /// Operations after which the room's next snapshot is due: `snapshotInterval`, or one for every
+    /// 16 points and stroke the room holds when that is more. A snapshot's cost grows with the
+    /// room; spacing them with its size keeps that cost per operation bounded (a room of 10,000
+    /// strokes of 30 points: one every 19,000 operations), and loading replays at most that many.
+    func snapshotDue(_ state: RoomState) -> Int {
+        max(snapshotInterval, (state.totalPoints + state.strokes.count) / 16)
     }
 
     /// Folds the room's older operations into its history base once the log holds twice
