@@ -44,10 +44,11 @@ extension SQLiteLibraryStore {
     /// transaction): false when a number is taken.
     static func insert(_ batch: [StoredRoomOperation], _ db: Database) throws -> Bool {
         var inserted = true
+        // Compiled once per connection: thousands of operations a second go through it.
+        let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO room_operations (room_id, sequence, operation) VALUES (?, ?, ?)")
         try db.inSavepoint {
             for op in batch {
-                try db.execute(sql: "INSERT OR IGNORE INTO room_operations (room_id, sequence, operation) VALUES (?, ?, ?)",
-                               arguments: [op.roomID, op.sequence, op.json])
+                try insert.execute(arguments: [op.roomID, op.sequence, op.json])
                 if db.changesCount != 1 { inserted = false; return .rollback }
             }
             return .commit

@@ -37,4 +37,28 @@ struct RoomLogStoreTests {
         let snapshot = try await store.latestSnapshot(roomID: "r1")
         #expect(snapshot?.sequence == 20 && snapshot?.json == "snap20")
     }
+
+    @Test("a batch is stored whole or not at all; trimming keeps a history base and deletes up to it", arguments: StoreKind.allCases)
+    func batchesAndTrimming(kind: StoreKind) async throws {
+        let (store, cleanup) = try await TestStores.open(kind, cacheLimit: 1 << 20)
+        defer { Task { await cleanup() } }
+        try await store.migrate()
+        #expect(try await store.createRoom(id: "r", settingsJSON: "{}"))
+        func ops(_ range: ClosedRange<Int>) -> [StoredRoomOperation] {
+            range.map { StoredRoomOperation(roomID: "r", sequence: Int64($0), json: "{\"n\":\($0)}") }
+        }
+        #expect(try await store.appendOperations(ops(1...10)))
+        // 9...12 overlaps: nothing of it is stored, not even 11 and 12.
+        #expect(try await !store.appendOperations(ops(9...12)))
+        #expect(try await store.operations(roomID: "r", after: 0, limit: 100).map(\.sequence) == Array(1...10))
+        #expect(try await store.appendOperations(ops(11...12)))
+
+        #expect(try await store.historyBase(roomID: "r") == nil)
+        #expect(try await store.historyBaseSequence(roomID: "r") == 0)
+        try await store.trimOperations(roomID: "r", through: 8, baseJSON: "base8")
+        try await store.trimOperations(roomID: "r", through: 5, baseJSON: "base5")  // older: the base stays
+        #expect(try await store.historyBase(roomID: "r")?.json == "base8")
+        #expect(try await store.historyBaseSequence(roomID: "r") == 8)
+        #expect(try await store.operations(roomID: "r", after: 0, limit: 100).map(\.sequence) == [9, 10, 11, 12])
+    }
 }

@@ -83,6 +83,68 @@ struct RoomHostTests {
         #expect(try await store.operations(roomID: "busy", after: 0, limit: 100).map(\.sequence) == Array(1...40))
     }
 
+    @Test("two hosts on one PostgreSQL database submitting to one room at once: every operation stored once, numbers 1…N, each host's state the log's")
+    func twoServersAtOnce() async throws {
+        let (url, drop) = try await PostgresScratch.create()
+        let storeA = try PostgresLibraryStore(url: url, cacheLimitBytes: 1 << 20)
+        let storeB = try PostgresLibraryStore(url: url, cacheLimitBytes: 1 << 20)
+        defer { Task { try? await storeA.close(); try? await storeB.close(); await drop() } }
+        try await storeA.migrate()
+        let a = RoomHost(store: storeA), b = RoomHost(store: storeB)
+        _ = try await a.create(RoomSettings(id: "race", name: "r", ownerID: "teacher", members: ["student"]))
+        // Batches of both hosts race for the same numbers: the loser reads the room again and
+        // numbers its batch again, its order kept.
+        let numbers = try await withThrowingTaskGroup(of: (String, UInt64).self) { group in
+            for i in 0..<60 {
+                let (host, who) = i % 2 == 0 ? (a, teacher) : (b, student)
+                group.addTask {
+                    let outcome = try await host.submit(ClientOperation(clientOpID: "c\(i)", operation: Self.stroke("s\(i)")), by: who, to: "race")
+                    guard case .accepted(let logged) = outcome else { return ("c\(i)", 0) }
+                    return ("c\(i)", logged.sequence)
+                }
+            }
+            return try await group.reduce(into: [String: UInt64]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(numbers.values.sorted() == Array(1...60))
+        let log = try await storeA.operations(roomID: "race", after: 0, limit: 100)
+        #expect(log.map(\.sequence) == Array(1...60))
+        let decoded = try log.map { try JSONDecoder().decode(LoggedOperation.self, from: Data($0.json.utf8)) }
+        #expect(Dictionary(uniqueKeysWithValues: decoded.map { ($0.clientOpID, $0.sequence) }) == numbers)
+        // Each host's room is the log's room.
+        var replayed = RoomState()
+        for op in decoded { replayed.replay(op) }
+        #expect(try await RoomHost(store: storeA).snapshot(of: "race", for: teacher) == replayed)
+        _ = try await b.submit(ClientOperation(clientOpID: "last", operation: Self.stroke("last")), by: student, to: "race")
+        #expect(try await b.snapshot(of: "race", for: student).strokes.count == 61)
+    }
+
+    @Test("history: the state after operation N, from the log or from the history base once the log is trimmed", arguments: [StoreKind.sqlite])
+    func history(kind: StoreKind) async throws {
+        let (store, cleanup) = try await TestStores.open(kind, cacheLimit: 1 << 20)
+        defer { Task { await cleanup() } }
+        try await store.migrate()
+        let host = RoomHost(store: store, snapshotInterval: 10, historyOperations: 5)
+        _ = try await host.create(RoomSettings(id: "h", name: "h", ownerID: "teacher"))
+        var states: [RoomState] = [RoomState()]
+        for i in 0..<25 {
+            _ = try await host.submit(ClientOperation(clientOpID: "c\(i)", operation: Self.stroke("s\(i)")), by: teacher, to: "h")
+            states.append(try await host.snapshot(of: "h", for: teacher))
+        }
+        // Snapshots at 10 and 20; at 20 the log (base 0) holds 20 ≥ 2 × 5: folded up to 15.
+        try await eventually("the log folded up to 15") { try await store.historyBaseSequence(roomID: "h") == 15 }
+        for n in [15, 16, 20, 24, 25] {
+            #expect(try await host.state(of: "h", at: UInt64(n), for: teacher) == states[n], "state at \(n)")
+        }
+        await #expect(throws: RoomError.self) { try await host.state(of: "h", at: 14, for: teacher) }
+        await #expect(throws: RoomError.self) { try await host.state(of: "h", at: 26, for: teacher) }
+        await #expect(throws: RoomError.self) { try await host.operations(in: "h", after: 3, for: teacher) }
+        #expect(try await host.operations(in: "h", after: 20, for: teacher).map(\.sequence) == [21, 22, 23, 24, 25])
+        // Resuming from before the fold: the backlog cannot cover it (the server sends the state).
+        let resumed = try await host.subscribe(to: "h", for: teacher, after: 3)
+        #expect(resumed.backlog.first?.sequence != 4)
+        #expect(try await RoomHost(store: store).snapshot(of: "h", for: teacher) == states[25])
+    }
+
     @Test("a client that resumes after a sequence gets the stored operations up to the live state, then live ones", arguments: StoreKind.allCases)
     func resume(kind: StoreKind) async throws {
         let (store, cleanup) = try await TestStores.open(kind, cacheLimit: 1 << 20)
