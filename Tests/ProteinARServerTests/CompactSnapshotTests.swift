@@ -7,10 +7,14 @@ import Testing
 @Suite("Compact snapshots")
 struct CompactSnapshotTests {
     /// room-sync.js's expandSnapshot, in Swift: points from q (steps) or r (changes of step).
-    static func expand(_ text: String) throws -> (sequence: UInt64, strokes: [Stroke]) {
+    struct PlainStroke: Equatable {
+        var id: String, author: String, color: String, width: Double, points: [RoomPoint]
+    }
+
+    static func expand(_ text: String) throws -> (sequence: UInt64, strokes: [PlainStroke]) {
         let json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         let authors = try #require(json["authors"] as? [String]), colors = try #require(json["colors"] as? [String])
-        var strokes: [Stroke] = []
+        var strokes: [PlainStroke] = []
         for s in try #require(json["strokes"] as? [[String: Any]]) {
             var points: [RoomPoint] = []
             if let plain = s["points"] as? [[Double]] {
@@ -25,8 +29,9 @@ struct CompactSnapshotTests {
                     points.append(RoomPoint(Double(p.0) / 1e4, Double(p.1) / 1e4, Double(p.2) / 1e4))
                 }
             }
-            strokes.append(Stroke(id: try #require(s["id"] as? String), author: authors[try #require(s["a"] as? Int)],
-                                  color: colors[try #require(s["c"] as? Int)], width: try #require(s["w"] as? Double), points: points))
+            let id = try #require(s["id"] as? String), a = try #require(s["a"] as? Int), c = try #require(s["c"] as? Int)
+            let width = try #require(s["w"] as? Double)
+            strokes.append(PlainStroke(id: id, author: authors[a], color: colors[c], width: width, points: points))
         }
         return (UInt64(try #require(json["sequence"] as? Int)), strokes)
     }
@@ -36,9 +41,16 @@ struct CompactSnapshotTests {
         var state = RoomState()
         let room = RoomSettings(id: "r", name: "r", ownerID: "ada", isPublic: true, guestsMayDraw: true)
         var random = SystemRandomNumberGenerator()
-        let smooth = (0..<40).map { i in RoomPoint(Double(1000 + 3 * i * i) / 1e4, Double(-2500 + 17 * i) / 1e4, Double(7) / 1e4) }
-        let jagged = (0..<30).map { _ in RoomPoint(Double(Int.random(in: -90_000...90_000, using: &random)) / 1e4,
-                                                   Double(Int.random(in: 0...20_000, using: &random)) / 1e4, -0.5) }
+        var smooth: [RoomPoint] = [], jagged: [RoomPoint] = []
+        for i in 0..<40 {
+            let x = Double(1_000 + 3 * i * i) / 1e4, y = Double(-2_500 + 17 * i) / 1e4
+            smooth.append(RoomPoint(x, y, 7 / 1e4))
+        }
+        for _ in 0..<30 {
+            let x = Double(Int.random(in: -90_000...90_000, using: &random)) / 1e4
+            let y = Double(Int.random(in: 0...20_000, using: &random)) / 1e4
+            jagged.append(RoomPoint(x, y, -0.5))
+        }
         let offGrid = [RoomPoint(0.123456789, 1, 2), RoomPoint(0.1, 0.2, 0.3)]
         for (n, (points, who)) in [(smooth, "ada"), (jagged, "ben"), (offGrid, "ada"), ([RoomPoint(-999.9999, 999.9999, 0)], "ben")].enumerated() {
             _ = try state.apply(ClientOperation(clientOpID: "c\(n)", operation: .addStroke(id: "s\(n)", points: points, color: n % 2 == 0 ? "#3366ff" : "#ff0000", width: 0.004)),
@@ -47,7 +59,8 @@ struct CompactSnapshotTests {
         let text = try CompactSnapshot.text(state)
         #expect(text.contains("\"r\":[") && text.contains("\"q\":[") && text.contains("\"points\":"))
         let (sequence, strokes) = try Self.expand(text)
-        #expect(sequence == state.sequence && strokes == state.strokes)
+        let expected = state.strokes.map { PlainStroke(id: $0.id, author: $0.author, color: $0.color, width: $0.width, points: $0.points) }
+        #expect(sequence == state.sequence && strokes == expected)
         let plain = try RoomJSON.encoder.encode(RoomStateJSON(state))
         #expect(text.utf8.count < plain.count)
     }
