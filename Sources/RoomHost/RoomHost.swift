@@ -274,8 +274,7 @@ public actor RoomHost {
             // takes milliseconds that no submission should wait for.
             let state = room.state, store = store, history = historyOperations
             Task.detached(priority: .utility) {
-                guard let snapshot = try? Self.makeEncoder().encode(state),
-                      (try? await store.saveSnapshot(roomID: id, sequence: Int64(state.sequence), json: String(decoding: snapshot, as: UTF8.self))) != nil
+                guard (try? await store.saveSnapshot(roomID: id, sequence: Int64(state.sequence), json: state.snapshotJSON())) != nil
                 else { return }
                 // Only behind a stored snapshot: the room always loads from one and the log after it.
                 try? await Self.trimHistory(store, of: id, at: state.sequence, keeping: history)
@@ -300,7 +299,7 @@ public actor RoomHost {
         let target = sequence - UInt64(keeping)
         let state = try await replayed(store, in: id, upTo: target)
         guard state.sequence == target else { return }  // the log is not whole: leave it
-        try await store.trimOperations(roomID: id, through: Int64(target), baseJSON: String(decoding: try makeEncoder().encode(state), as: UTF8.self))
+        try await store.trimOperations(roomID: id, through: Int64(target), baseJSON: state.snapshotJSON())
     }
 
     /// Reads the room's content again from the store (its snapshot and the log's tail), dropping

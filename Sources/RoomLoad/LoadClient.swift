@@ -1,4 +1,5 @@
 import Foundation
+import HummingbirdWSClient
 import NIOConcurrencyHelpers
 
 /// One client's record of a run: what it sent, what the server answered, and every broadcast it
@@ -52,6 +53,13 @@ final class LoadClient: @unchecked Sendable {
 
     init(index: Int, roomID: String) { self.index = index; self.roomID = roomID }
 
+    /// Where the client writes, once its socket is open.
+    private var socket: WebSocketOutboundWriter?
+    var outbound: WebSocketOutboundWriter? {
+        get { lock.withLock { socket } }
+        set { lock.withLock { socket = newValue } }
+    }
+
     func sent(_ id: String) { lock.withLock { sentIDs.append(id) } }
     func fellBehind() { lock.withLock { behind += 1 } }
     func waitedToSend() { lock.withLock { sendBlocked += 1 } }
@@ -66,9 +74,8 @@ final class LoadClient: @unchecked Sendable {
     /// for the few fields that matter (the server writes them with sorted keys, an `op` with its
     /// type first when it is the stored text, last otherwise); decoding every
     /// message as JSON would cost the generator more than the server spends sending it.
-    func receive(_ text: String, now: Double) {
-        var text = text
-        text.withUTF8 { bytes in
+    func receive(_ bytes: UnsafeBufferPointer<UInt8>, now: Double) {
+        do {
             lock.withLock {
                 if MessageScan.starts(bytes, with: MessageScan.opPrefix) || MessageScan.ends(bytes, with: MessageScan.opSuffix) {
                     // `op`, or `ops` with several: each has its clientOpID, then its sequence.

@@ -39,8 +39,8 @@ public struct RoomState: Sendable, Equatable, Codable {
     public private(set) var totalPoints = 0
     /// Recent (author, client id) pairs and the sequence each got, so a resend is answered with the
     /// original sequence instead of being applied twice; kept in order, oldest dropped first.
-    private var recent: [String: UInt64] = [:]
-    private var recentOrder: [String] = []
+    var recent: [String: UInt64] = [:]
+    var recentOrder: [String] = []
 
     public init() {}
 
