@@ -90,6 +90,8 @@ export function setupRoomScreen(app) {
     window.__proteinarRoom = { get state() { return sync?.state; }, get sync() { return sync; }, get you() { return you; }, get room() { return room; }, get viewer() { return viewer; }, local };
     sync.addEventListener('status', () => { showStatus(); checkStillThere(); });
     sync.addEventListener('welcome', (e) => { showRoom(e.detail.room); you = e.detail.you; updateTools(); showStatus(); });
+    // Settings changed while connected (by the owner, maybe on another server): name, pen, owner's panels.
+    sync.addEventListener('room', (e) => { you = e.detail.you; showRoom(e.detail.room); showStatus(); });
     sync.addEventListener('change', (e) => changed(e.detail.what, e.detail.op));
     sync.addEventListener('presence', () => { showPeers(); showStatus(); });
     sync.addEventListener('refused', (e) => refused(e.detail));
