@@ -35,7 +35,7 @@ public actor RoomHost {
     }
     private let decoder = JSONDecoder()
     /// The settings of rooms held here each time they change, here or on another server (after
-    /// `settingsChanged`), for whoever tells the connected people: one reader.
+    /// `settingsNotice`), for whoever tells the connected people: one reader.
     public nonisolated let settingsChanges: AsyncStream<RoomSettings>
     private let settingsChangesInput: AsyncStream<RoomSettings>.Continuation
     /// The channel on which a server tells the others that a room's settings changed (the payload
