@@ -108,14 +108,39 @@ extension PostgresLibraryStore {
         return 0
     }
 
-    /// LISTEN on one pooled connection for the whole watch.
+    /// The channel `appendOperation` notifies on (its SQL names it too).
+    static let appendsChannel = "proteinar_room_appends"
+
     public func watchAppends(_ onAppend: @escaping @Sendable (String, Int64) async -> Void) async throws {
+        try await watchNotices(on: [Self.appendsChannel]) { _, payload in
+            guard let colon = payload.firstIndex(of: ":"), let sequence = Int64(payload[..<colon]) else { return }
+            await onAppend(String(payload[payload.index(after: colon)...]), sequence)
+        }
+    }
+
+    public var sharedByServers: Bool { true }
+
+    public func notify(channel: String, payload: String) async throws {
+        guard payload.utf8.count <= RoomNotice.maximumPayloadBytes else {
+            throw LibraryStoreError("a notice on \(channel) has \(payload.utf8.count) bytes; at most \(RoomNotice.maximumPayloadBytes)")
+        }
+        try await client.query("SELECT pg_notify(\(channel), \(payload))", logger: logger)
+    }
+
+    /// LISTEN on one pooled connection for the whole watch, every channel on it; the first channel
+    /// that fails ends the watch (the caller listens again).
+    public func watchNotices(on channels: [String], _ onNotice: @escaping @Sendable (String, String) async -> Void) async throws {
         try await client.withConnection { connection in
-            try await connection.listen(on: "proteinar_room_appends") { notifications in
-                for try await note in notifications {
-                    guard let colon = note.payload.firstIndex(of: ":"), let sequence = Int64(note.payload[..<colon]) else { continue }
-                    await onAppend(String(note.payload[note.payload.index(after: colon)...]), sequence)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for channel in channels {
+                    group.addTask {
+                        try await connection.listen(on: channel) { notifications in
+                            for try await note in notifications { await onNotice(channel, note.payload) }
+                        }
+                    }
                 }
+                defer { group.cancelAll() }
+                _ = try await group.next()
             }
         }
     }

@@ -32,6 +32,22 @@ public protocol RoomLogStore: Sendable {
     /// Calls `onAppend` with (room, sequence) for operations appended by any server, until the task
     /// is cancelled or the connection fails. A store that only one server uses returns at once.
     func watchAppends(_ onAppend: @escaping @Sendable (String, Int64) async -> Void) async throws
+    /// Whether other servers may use this store at the same time (PostgreSQL), so that what one
+    /// server knows only in memory (who is in a room) has to be told to the others with `notify`.
+    var sharedByServers: Bool { get }
+    /// Tells every server watching `channel` (`watchNotices`), this one included. `payload` is at
+    /// most `RoomNotice.maximumPayloadBytes` of UTF-8; a store only one server uses drops it.
+    func notify(channel: String, payload: String) async throws
+    /// Calls `onNotice` with (channel, payload) for every notice sent on one of `channels` by any
+    /// server, until the task is cancelled or the connection fails. A store that only one server
+    /// uses returns at once.
+    func watchNotices(on channels: [String], _ onNotice: @escaping @Sendable (String, String) async -> Void) async throws
+}
+
+/// Notices between servers (PostgreSQL's NOTIFY) carry at most this many bytes of payload.
+public enum RoomNotice {
+    /// PostgreSQL refuses payloads of 8,000 bytes or more; a margin below that.
+    public static let maximumPayloadBytes = 7_900
 }
 
 extension RoomLogStore {

@@ -107,6 +107,10 @@ extension SQLiteLibraryStore {
 
     /// One SQLite file has one server: nothing to hear from others.
     public func watchAppends(_ onAppend: @escaping @Sendable (String, Int64) async -> Void) async throws {}
+    /// One server uses the file: nothing to tell, nobody to hear it.
+    public var sharedByServers: Bool { false }
+    public func notify(channel: String, payload: String) async throws {}
+    public func watchNotices(on channels: [String], _ onNotice: @escaping @Sendable (String, String) async -> Void) async throws {}
 }
 
 /// Group commit: appends that arrive while a transaction is being written go together into the

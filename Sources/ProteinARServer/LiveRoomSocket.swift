@@ -11,6 +11,7 @@ struct LiveRoomSocket: Sendable {
     let host: RoomHost
     let accounts: Accounts
     let presence: RoomPresence
+    let settingsFeed: RoomSettingsFeed
     let sockets: SocketCounter
     let snapshots = CompactSnapshotCache()
 
@@ -51,7 +52,8 @@ struct LiveRoomSocket: Sendable {
                 return
             }
             defer { sockets.release(room: id, address: address) }
-            let connection = LiveConnection(roomID: id, identity: identity, host: host, rooms: accounts.rooms, presence: presence, outbound: outbound)
+            let connection = LiveConnection(roomID: id, identity: identity, host: host, rooms: accounts.rooms, presence: presence,
+                                            settingsFeed: settingsFeed, outbound: outbound)
             await connection.run(inbound: inbound, after: after, compactSnapshots: compact ? snapshots : nil)
             try? await outbound.close(.normalClosure, reason: nil)
         })
@@ -93,17 +95,22 @@ final class LiveConnection: Sendable {
     /// How the welcome describes the room.
     let rooms: RoomSummaries
     let presence: RoomPresence
+    let settingsFeed: RoomSettingsFeed
     let outbound: WebSocketOutboundWriter
     let id = RandomToken.hex(bytes: 6)
 
-    init(roomID: String, identity: Identity, host: RoomHost, rooms: RoomSummaries, presence: RoomPresence, outbound: WebSocketOutboundWriter) {
-        self.roomID = roomID; self.identity = identity; self.host = host; self.rooms = rooms; self.presence = presence; self.outbound = outbound
+    init(roomID: String, identity: Identity, host: RoomHost, rooms: RoomSummaries, presence: RoomPresence, settingsFeed: RoomSettingsFeed,
+         outbound: WebSocketOutboundWriter) {
+        self.roomID = roomID; self.identity = identity; self.host = host; self.rooms = rooms; self.presence = presence
+        self.settingsFeed = settingsFeed; self.outbound = outbound
         actor = identity.actor ?? RoomRoutes.anonymous
     }
 
     /// `compactSnapshots`: where a whole room's compact snapshot comes from, when the client asked
     /// for that form.
     func run(inbound: WebSocketInboundStream, after requested: UInt64?, compactSnapshots: CompactSnapshotCache? = nil) async {
+        // Before the subscription, so that no change falls between the welcome and the feed.
+        let settingsChanges = await settingsFeed.listen(roomID, connection: id)
         do {
             let subscription = try await host.subscribe(to: roomID, for: actor, after: requested)
             let snapshot = subscription.snapshot, settings = subscription.settings
@@ -116,8 +123,7 @@ final class LiveConnection: Sendable {
             if let a = after, a < snapshot.sequence,
                subscription.backlog.first?.sequence != a + 1 || subscription.backlog.count != Int(snapshot.sequence - a) { after = nil }
             let role = settings.role(of: actor)
-            let you = Welcome.You(id: identity.actor.map { $0.isGuest ? "guest:\($0.id)" : $0.id }, name: identity.displayName,
-                                  role: role?.rawValue, mayDraw: identity.actor != nil && settings.mayDraw(actor))
+            let you = yourPart(in: settings)
             let room = await rooms.summary(settings, for: actor, state: snapshot)
             if after == nil, let compactSnapshots {
                 // The compact snapshot is written as text: put it where the encoder wrote null.
@@ -149,6 +155,7 @@ final class LiveConnection: Sendable {
                 let sentUpTo = last
                 group.addTask { try await self.forward(subscription.updates, after: sentUpTo) }
                 if let peers { group.addTask { for await message in peers { try await self.outbound.write(.text(message)) } } }
+                group.addTask { for await change in settingsChanges { try await self.tell(change) } }
                 group.addTask { try await self.read(inbound) }
                 defer { group.cancelAll() }
                 _ = try await group.next()
@@ -161,6 +168,23 @@ final class LiveConnection: Sendable {
             // the socket closed
         }
         await presence.leave(roomID, connection: id)
+        await settingsFeed.stop(roomID, connection: id)
+    }
+
+    /// This participant as the room's settings make them: their role, whether they may draw.
+    private func yourPart(in settings: RoomSettings) -> Welcome.You {
+        Welcome.You(id: identity.actor.map { $0.isGuest ? "guest:\($0.id)" : $0.id }, name: identity.displayName,
+                    role: settings.role(of: actor)?.rawValue, mayDraw: identity.actor != nil && settings.mayDraw(actor))
+    }
+
+    /// The room's settings changed: the room as this participant now sees it. Someone who may no
+    /// longer read it is told nothing (the host lets them go, which ends the connection).
+    private func tell(_ change: RoomSettingsFeed.Change) async throws {
+        guard change.settings.mayRead(actor) else { return }
+        var room = change.room
+        room.role = change.settings.role(of: actor)?.rawValue
+        room.mayDraw = change.settings.mayDraw(actor)
+        try await send(SettingsMessage(room: room, you: yourPart(in: change.settings)))
     }
 
     /// Accepted operations, in order, each once; a gap (a slow reader whose mailbox overflowed) is
@@ -352,6 +376,13 @@ final class LiveConnection: Sendable {
             try c.encode(type, forKey: .type); try c.encode(room, forKey: .room); try c.encode(you, forKey: .you)
             try c.encode(sequence, forKey: .sequence); try c.encode(snapshot, forKey: .snapshot)  // null, not absent
         }
+    }
+
+    /// The room's settings changed (here or on another server): `room` and `you` as in `welcome`.
+    struct SettingsMessage: Encodable {
+        var type = "room-settings"
+        var room: RoomJSON
+        var you: Welcome.You
     }
 
     struct OpMessage: Encodable {

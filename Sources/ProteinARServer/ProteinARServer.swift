@@ -122,7 +122,10 @@ public enum ProteinARServer {
         accounts.register(on: router.group("api"))
         RoomRoutes(service: service, host: host, accounts: accounts, limits: limits, fairShare: fairShare).register(on: router.group("api"))
         let sockets = Router(context: SocketContext.self)
-        LiveRoomSocket(host: host, accounts: accounts, presence: RoomPresence(), sockets: SocketCounter(limits: limits)).register(on: sockets)
+        let presence = RoomPresence(sharedByServers: host.sharedByServers)
+        let settingsFeed = RoomSettingsFeed(summaries: accounts.rooms)
+        LiveRoomSocket(host: host, accounts: accounts, presence: presence, settingsFeed: settingsFeed,
+                       sockets: SocketCounter(limits: limits)).register(on: sockets)
         let metricsToken = configuration.metricsToken
         // Figures about the server (where its database is, how busy it is) are for its operator.
         let mayReadMetrics: @Sendable (Request) -> Bool = { request in
@@ -178,7 +181,7 @@ public enum ProteinARServer {
             router: router,
             server: server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "proteinar"),
-            services: [RoomRelay(host: host)],
+            services: [RoomRelay(host: host, presence: presence, settings: settingsFeed)],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger)
     }

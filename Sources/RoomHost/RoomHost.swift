@@ -53,11 +53,24 @@ public actor RoomHost {
         return e
     }
     private let decoder = JSONDecoder()
+    /// The settings of rooms held here each time they change, here or on another server (after
+    /// `settingsNotice`), for whoever tells the connected people: one reader.
+    public nonisolated let settingsChanges: AsyncStream<RoomSettings>
+    private let settingsChangesInput: AsyncStream<RoomSettings>.Continuation
+    /// The channel on which a server tells the others that a room's settings changed (the payload
+    /// is `instance room-id`); they read the settings again from the store.
+    public static let settingsChannel = "proteinar_room_settings"
+    /// This host among the servers on one store: its own notices come back to it and are skipped.
+    public nonisolated let instance = UUID().uuidString.prefix(12).lowercased()
 
     public init(store: any RoomLogStore, snapshotInterval: Int = 500, historyOperations: Int = 100_000) {
         self.store = store
         self.snapshotInterval = max(1, snapshotInterval)
         self.historyOperations = max(0, historyOperations)
+        // The newest changes win when nobody reads: the latest settings are what matters.
+        let (changes, input) = AsyncStream<RoomSettings>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        settingsChanges = changes
+        settingsChangesInput = input
     }
 
     // MARK: Rooms
@@ -352,11 +365,33 @@ public actor RoomHost {
         try change(&settings)
         try await store.saveRoom(id: id, settingsJSON: String(decoding: try encoder.encode(settings), as: UTF8.self))
         rooms[id]?.settings = settings
+        letGoOfNonReaders(id, settings)
+        // Stored: other servers read it again when told. A lost notice leaves their settings as
+        // they were until their next read (a join, a change), which is what they had before.
+        try? await store.notify(channel: Self.settingsChannel, payload: "\(instance) \(id)")
+        return settings
+    }
+
+    /// A notice on `settingsChannel`: another server changed the room's settings. When the room is
+    /// held here, read them again, let go of subscribers who may no longer read, and pass the
+    /// settings on (`settingsChanges`). This host's own notices and malformed ones are skipped.
+    public func settingsNotice(_ payload: String) async {
+        let parts = payload.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0] != instance, let id = parts.last.map(String.init),
+              rooms[id] != nil else { return }  // nobody here is in the room
+        await acquire(id)
+        defer { release(id) }
+        guard rooms[id] != nil, let settings = try? await loadWithStoredSettings(id).settings else { return }
+        letGoOfNonReaders(id, settings)
+    }
+
+    /// Ends the streams of subscribers who may no longer read, and tells of the new settings.
+    private func letGoOfNonReaders(_ id: String, _ settings: RoomSettings) {
         for (key, subscriber) in rooms[id]?.subscribers ?? [:] where !settings.mayRead(subscriber.actor) {
             subscriber.channel.finish()
             rooms[id]?.subscribers[key] = nil
         }
-        return settings
+        if rooms[id] != nil { settingsChangesInput.yield(settings) }
     }
 
     /// The room, with its settings read again from the store: members or rights may have changed
@@ -388,6 +423,21 @@ public actor RoomHost {
                 }
             }
         }
+    }
+
+    /// Whether other servers share the store, and so want to hear what this one knows only in
+    /// memory (who is in a room).
+    public nonisolated var sharedByServers: Bool { store.sharedByServers }
+
+    /// Tells the other servers on the store something about rooms that the store does not keep
+    /// (presence): a notice of at most `RoomNotice.maximumPayloadBytes` on `channel`.
+    public nonisolated func notifyOtherServers(channel: String, payload: String) async throws {
+        try await store.notify(channel: channel, payload: payload)
+    }
+
+    /// Notices of any server on `channels`, until cancelled or the connection fails (then call again).
+    public nonisolated func watchNotices(on channels: [String], _ onNotice: @escaping @Sendable (String, String) async -> Void) async throws {
+        try await store.watchNotices(on: channels, onNotice)
     }
 
     /// An operation was appended somewhere: catch up when it is news to a room held here.

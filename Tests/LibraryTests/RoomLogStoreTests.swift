@@ -61,4 +61,45 @@ struct RoomLogStoreTests {
         #expect(try await store.historyBaseSequence(roomID: "r") == 8)
         #expect(try await store.operations(roomID: "r", after: 0, limit: 100).map(\.sequence) == [9, 10, 11, 12])
     }
+
+    @Test("notices between servers: PostgreSQL delivers each channel's notices in order on one LISTEN; too long is refused")
+    func notices() async throws {
+        let (store, cleanup) = try await TestStores.open(.postgres, cacheLimit: 1 << 20)
+        defer { Task { await cleanup() } }
+        try await store.migrate()
+        #expect(store.sharedByServers)
+        let heard = Heard()
+        let watch = Task { try? await store.watchNotices(on: ["proteinar_test_a", "proteinar_test_b"]) { await heard.add("\($0) \($1)") } }
+        defer { watch.cancel() }
+        // Notices sent before a LISTEN begins are not delivered: ping both channels until heard.
+        try await eventually("both channels' LISTEN", every: .milliseconds(100)) {
+            try await store.notify(channel: "proteinar_test_a", payload: "ping")
+            try await store.notify(channel: "proteinar_test_b", payload: "ping")
+            let lines = await heard.lines
+            return lines.contains("proteinar_test_a ping") && lines.contains("proteinar_test_b ping")
+        }
+        try await store.notify(channel: "proteinar_test_b", payload: "1")
+        try await store.notify(channel: "proteinar_test_a", payload: "2")
+        try await eventually("the notices") { await heard.lines.filter { !$0.hasSuffix(" ping") }.count == 2 }
+        #expect(await heard.lines.filter { !$0.hasSuffix(" ping") } == ["proteinar_test_b 1", "proteinar_test_a 2"])
+        await #expect(throws: LibraryStoreError.self) {
+            try await store.notify(channel: "proteinar_test_a", payload: String(repeating: "x", count: RoomNotice.maximumPayloadBytes + 1))
+        }
+    }
+
+    @Test("a SQLite store (one server) is not shared: notices go nowhere and watching returns at once")
+    func noNoticesOnSQLite() async throws {
+        let (store, cleanup) = try await TestStores.open(.sqlite, cacheLimit: 1 << 20)
+        defer { Task { await cleanup() } }
+        try await store.migrate()
+        #expect(!store.sharedByServers)
+        try await store.notify(channel: "proteinar_test_a", payload: "nobody hears this")
+        try await within(.seconds(5), "watchNotices to return") { try await store.watchNotices(on: ["proteinar_test_a"]) { _, _ in } }
+    }
+}
+
+/// What a watch heard, in order.
+private actor Heard {
+    var lines: [String] = []
+    func add(_ line: String) { lines.append(line) }
 }

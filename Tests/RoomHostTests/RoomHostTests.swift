@@ -205,6 +205,50 @@ struct RoomHostTests {
         #expect(try await c.snapshot(of: "shared", for: teacher).strokes == strokes)
     }
 
+    @Test("a settings change on one host (server) reaches another holding the room: read again, non-readers let go, reported")
+    func settingsAcrossServers() async throws {
+        let (url, drop) = try await PostgresScratch.create()
+        let storeA = try PostgresLibraryStore(url: url, cacheLimitBytes: 1 << 20)
+        let storeB = try PostgresLibraryStore(url: url, cacheLimitBytes: 1 << 20)
+        defer { Task { try? await storeA.close(); try? await storeB.close(); await drop() } }
+        try await storeA.migrate()
+        let a = RoomHost(store: storeA), b = RoomHost(store: storeB)
+        #expect(a.sharedByServers && b.sharedByServers)
+        let watch = Task { try? await b.watchNotices(on: [RoomHost.settingsChannel]) { _, payload in await b.settingsNotice(payload) } }
+        defer { watch.cancel() }
+        _ = try await a.create(RoomSettings(id: "shared", name: "before", ownerID: "teacher", members: ["student"]))
+        let studentOnB = try await b.subscribe(to: "shared", for: student).updates
+        _ = try await b.subscribe(to: "shared", for: teacher)
+        try await eventually("B to LISTEN") {
+            try await PostgresScratch.listeners(on: RoomHost.settingsChannel, database: url) == 1
+        }
+        // Malformed notices and a host's own are ignored: B reports only A's change.
+        try await storeA.notify(channel: RoomHost.settingsChannel, payload: "no-room-id-here")
+        try await storeA.notify(channel: RoomHost.settingsChannel, payload: "\(b.instance) shared")
+        _ = try await a.modifySettings(of: "shared") { $0.name = "after"; $0.members.remove("student") }
+        let changed = try await within(.seconds(30), "B's report of the change") { () -> RoomSettings? in
+            for await settings in b.settingsChanges { return settings }
+            return nil
+        }
+        #expect(changed?.name == "after")
+        #expect(try await b.settings(of: "shared").members.isEmpty)
+        // The student may no longer read: B lets their subscription go (it ends with no update).
+        #expect(try await Self.first(1, of: studentOnB) == [])
+    }
+
+    @Test("a host on SQLite (one server) is not shared and has no notices to hear", arguments: [StoreKind.sqlite])
+    func notSharedOnSQLite(_ kind: StoreKind) async throws {
+        let (store, close) = try await TestStores.open(kind)
+        defer { Task { await close() } }
+        try await store.migrate()
+        let host = RoomHost(store: store)
+        #expect(!host.sharedByServers)
+        // Returns at once: nothing runs.
+        try await within(.seconds(5), "watchNotices to return") {
+            try await host.watchNotices(on: [RoomHost.settingsChannel]) { _, _ in }
+        }
+    }
+
     /// The sequence numbers of the next `count` updates, or a failure after `limit` (a lost
     /// notification fails the test instead of hanging the run).
     static func first(_ count: Int, of updates: RoomMailbox, within limit: Duration = .seconds(30)) async throws -> [UInt64] {

@@ -77,7 +77,8 @@ export function newID(prefix = '') {
 /**
  * Events (CustomEvent, detail as named): 'status' {state, retryAt?}, 'welcome' {room, you},
  * 'change' {what, op?}, 'ack' {clientOpID, sequence, duplicate}, 'refused' {code, message, operation?},
- * 'presence' {peers, watchers, hidden}.
+ * 'presence' {peers, watchers, hidden}, 'room' {room, you} (the room's settings changed: its name,
+ * who may draw, its members, its place; `you` says your role and whether you may draw now).
  * Presence: the server sends a joiner the whole list once ({type: 'presence', peers, watchers}),
  * then what changed, gathered every 100 ms ({type: 'presence-changes', joined, left, moved,
  * watchers}); an older server sends the whole list each time. Both are applied to one map by
@@ -277,6 +278,7 @@ export class RoomSync extends EventTarget {
       case 'error': return this._error(message);
       case 'presence': return this._presence(message);
       case 'presence-changes': return this._presenceChanges(message);
+      case 'room-settings': return this._roomSettings(message);
       default:
         return undefined;
     }
@@ -311,6 +313,15 @@ export class RoomSync extends EventTarget {
 
   _presenceChanged() {
     this.dispatchEvent(new CustomEvent('presence', { detail: { peers: this.peers, watchers: this.watchers, hidden: this.peersHidden } }));
+  }
+
+  /** The room's settings changed, here or on another server: the room and your part in it as they are now. */
+  _roomSettings(message) {
+    if (!message.room || typeof message.room !== 'object') return;
+    // Merged: the welcome's room also says the molecule and the sequence, which this message leaves out.
+    this.room = { ...(this.room ?? {}), ...message.room };
+    if (message.you && typeof message.you === 'object') this.you = { ...(this.you ?? {}), ...message.you };
+    this.dispatchEvent(new CustomEvent('room', { detail: { room: this.room, you: this.you } }));
   }
 
   _welcome(message) {

@@ -100,6 +100,8 @@ export function setupRoomScreen(app) {
       drawn, history, get shown() { return sync && content(); } };
     sync.addEventListener('status', () => { showStatus(); checkStillThere(); });
     sync.addEventListener('welcome', (e) => { showRoom(e.detail.room); you = e.detail.you; updateTools(); showStatus(); showPeerMarkers(); });
+    // Settings changed while connected (by the owner, maybe on another server): name, pen, owner's panels.
+    sync.addEventListener('room', (e) => { you = e.detail.you; showRoom(e.detail.room); showStatus(); });
     sync.addEventListener('change', (e) => changed(e.detail.what, e.detail.op));
     sync.addEventListener('presence', () => { showPeers(); showStatus(); showPeerMarkers(); });
     sync.addEventListener('refused', (e) => refused(e.detail));

@@ -20,11 +20,16 @@ processes: accounts and sessions over HTTP, and the live WebSocket protocol with
     every acknowledged operation is in the log with its sequence, nothing twice;
  9. two servers on one PostgreSQL database relay each other's operations;
 10. presence: who is in the room, their views, and leaving;
-11. history: GET /api/rooms/{id}/state?at=N equals the state a client built after N (random N),
+11. two servers on one PostgreSQL database: presence and the owner's settings changes reach the other
+    server's clients within 100 ms (median and max printed); a guest may draw once allowed, without
+    reconnecting;
+12. failover: SIGKILL one of two servers; its clients resume on the other with ?after=N, no gap and
+    no duplicate, the operation in flight stored once; its people leave the other's presence;
+13. history: GET /api/rooms/{id}/state?at=N equals the state a client built after N (random N),
     the log folded into the history base once long (410 before it), resumes exact on both sides
     of the fold, and after a restart.
 
-PostgreSQL checks (8b, 9) use PROTEINAR_TEST_POSTGRES_URL (scripts/tools/start-postgres.sh) and a
+PostgreSQL checks (8b, 9, 11, 12) use PROTEINAR_TEST_POSTGRES_URL (scripts/tools/start-postgres.sh) and a
 fresh database made for the run and dropped after it; without the variable they are skipped.
 
 Prints one line per check (`ok   …`, `FAIL …`, `skip …`) and `N passed, M failed, K skipped`;
@@ -45,6 +50,7 @@ from rooms.context import RUN, run  # noqa: E402
 from rooms.history import check_history  # noqa: E402
 from rooms.durability import check_durability_postgres, check_durability_sqlite, check_two_servers  # noqa: E402
 from rooms.permissions import check_permissions  # noqa: E402
+from rooms.servers import check_across_servers, check_failover  # noqa: E402
 from rooms.sessions import check_accounts  # noqa: E402
 
 
@@ -70,7 +76,9 @@ def main():
     run("8b", "SIGKILL at random moments loses no acknowledged op (PostgreSQL)", check_durability_postgres)
     run("9", "two servers on one PostgreSQL database relay each other's ops", check_two_servers)
     run("10", "presence: who is here, their views, leaving", check_presence)
-    run("11", "history: state at N, the log folded, resumes across the fold", check_history)
+    run("11", "two servers: presence and settings changes reach the other's clients in 100 ms", check_across_servers)
+    run("12", "failover: a killed server's clients resume on the other exactly", check_failover)
+    run("13", "history: state at N, the log folded, resumes across the fold", check_history)
     servers.stop_all()
     results = RUN.results
     print(f"rooms: {results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped "
