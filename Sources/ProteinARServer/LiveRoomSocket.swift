@@ -350,12 +350,21 @@ final class LiveConnection: Sendable {
         /// read: the first `"clientOpID":"…"` in the text, when it is a valid id. Found without a
         /// decoder, since a flood of refused messages must cost little each.
         static func clientOpID(in text: String) -> String? {
-            let key = Array(#""clientOpID":""#.utf8)
+            let key = Array(#""clientOpID""#.utf8)
             let bytes = Array(text.utf8)
-            guard bytes.count > key.count else { return nil }
-            for start in 0...(bytes.count - key.count) where bytes[start] == key[0] && bytes[start..<start + key.count].elementsEqual(key) {
-                let id = bytes[(start + key.count)...].prefix { $0 != UInt8(ascii: "\"") }
-                guard (1...64).contains(id.count), start + key.count + id.count < bytes.count, id.allSatisfy(RoomState.isIDByte) else { return nil }
+            func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+            var start = 0
+            while start + key.count <= bytes.count {
+                defer { start += 1 }
+                guard bytes[start] == key[0], bytes[start..<start + key.count].elementsEqual(key) else { continue }
+                var i = start + key.count
+                while i < bytes.count, isSpace(bytes[i]) { i += 1 }
+                guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { continue }
+                i += 1
+                while i < bytes.count, isSpace(bytes[i]) { i += 1 }
+                guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { return nil }
+                let id = bytes[(i + 1)...].prefix { $0 != UInt8(ascii: "\"") }
+                guard (1...64).contains(id.count), i + 1 + id.count < bytes.count, id.allSatisfy(RoomState.isIDByte) else { return nil }
                 return String(decoding: id, as: UTF8.self)
             }
             return nil
