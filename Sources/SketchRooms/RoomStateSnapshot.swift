@@ -39,20 +39,29 @@ extension RoomState {
         return out + "}"
     }
 
+    private static let hexDigits: [Character] = Array("0123456789abcdef")
+
     /// A JSON string: quotes, backslashes and control characters escaped.
     static func appendString(_ s: String, to out: inout String) {
         out += "\""
         if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
             out += s
         } else {
-            for scalar in s.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-                default: out.unicodeScalars.append(scalar)
+            // Runs of plain text copied whole, escapes between them (recent ids hold a NUL
+            // between author and client id: the common case here).
+            var run = s.utf8.startIndex
+            for i in s.utf8.indices {
+                let b = s.utf8[i]
+                guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }
+                out += s[run..<i]
+                switch b {
+                case 0x22: out += "\\\""
+                case 0x5C: out += "\\\\"
+                default: out += "\\u00"; out.append(hexDigits[Int(b >> 4)]); out.append(hexDigits[Int(b & 15)])
                 }
+                run = s.utf8.index(after: i)
             }
+            out += s[run...]
         }
         out += "\""
     }
