@@ -296,11 +296,12 @@ public actor RoomHost {
     }
 
     /// Operations after which the room's next snapshot is due: `snapshotInterval`, or one for every
-    /// 16 points and stroke the room holds when that is more. A snapshot's cost grows with the
+    /// four points and strokes the room holds when that is more. A snapshot's cost grows with the
     /// room; spacing them with its size keeps that cost per operation bounded (a room of 10,000
-    /// strokes of 30 points: one every 19,000 operations), and loading replays at most that many.
+    /// strokes of 30 points: one every 77,500 operations, a few microseconds per operation), and
+    /// loading replays at most that many.
     func snapshotDue(_ state: RoomState) -> Int {
-        max(snapshotInterval, (state.totalPoints + state.strokes.count) / 16)
+        max(snapshotInterval, (state.totalPoints + state.strokes.count) / 4)
     }
 
     /// Folds the room's older operations into its history base once the log holds twice
