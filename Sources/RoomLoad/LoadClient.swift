@@ -1,6 +1,6 @@
 import Foundation
-import HummingbirdWSClient
 import NIOConcurrencyHelpers
+import NIOCore
 
 /// One client's record of a run: what it sent, what the server answered, and every broadcast it
 /// received. Its socket's reader and its sender both write here, under one lock each time (the
@@ -53,11 +53,17 @@ final class LoadClient: @unchecked Sendable {
 
     init(index: Int, roomID: String) { self.index = index; self.roomID = roomID }
 
-    /// Where the client writes, once its socket is open.
-    private var socket: WebSocketOutboundWriter?
-    var outbound: WebSocketOutboundWriter? {
+    /// The client's socket, once connected.
+    private var socket: Channel?
+    var channel: Channel? {
         get { lock.withLock { socket } }
         set { lock.withLock { socket = newValue } }
+    }
+    /// The run is ending: a close from now on is expected, not a drop.
+    private var closing = false
+    func expectClose() { lock.withLock { closing = true } }
+    func socketClosed() {
+        if !lock.withLock({ closing }) { dropped("closed by the server", at: nil) }
     }
 
     func sent(_ id: String) { lock.withLock { sentIDs.append(id) } }

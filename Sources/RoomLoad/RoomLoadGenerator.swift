@@ -4,19 +4,15 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import HTTPTypes
-import HummingbirdWSClient
-import HummingbirdWSCompression
-import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
 /// The rooms' load generator: every client of the plan on its own WebSocket, all in this process
-/// on one event-loop thread, adding one stroke point every interval (an add-stroke, then
-/// extend-stroke messages of one point; a new stroke about every second) and recording what comes
-/// back (LoadClient). Made to cost far less than the server it measures, so that the server, not
-/// the clients, sets the figures; its own CPU share is part of the result.
+/// on one event-loop thread (LoadSocket), adding one stroke point every interval (an add-stroke,
+/// then extend-stroke messages of one point; a new stroke about every second) and recording what
+/// comes back (LoadClient). Made to cost far less than the server it measures, so that the server,
+/// not the clients, sets the figures; its own CPU share is part of the result.
 public struct RoomLoadGenerator: Sendable {
     public let plan: RoomLoadPlan
     public init(plan: RoomLoadPlan) { self.plan = plan }
@@ -26,131 +22,70 @@ public struct RoomLoadGenerator: Sendable {
     /// returns what was measured.
     public func run(connected: @escaping @Sendable (Double) -> Void,
                     start: @escaping @Sendable () async -> Double) async throws -> RoomLoadResult {
+        guard !plan.deflate else {
+            throw RoomLoadError("the Swift generator does not offer permessage-deflate; use --generator python --deflate")
+        }
+        guard let url = URL(string: plan.base), let host = url.host, let port = url.port else {
+            throw RoomLoadError("base \(plan.base): expected ws://HOST:PORT")
+        }
         let clients = plan.rooms.flatMap { room in room.clients.map { LoadClient(index: $0.index, roomID: room.id) } }
         let auths = plan.rooms.flatMap { $0.clients.map(\.auth) }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let phase = Phase()
         let connectStart = Clock.seconds()
-        defer { group.shutdownGracefully { _ in } }
-        return try await withThrowingTaskGroup(of: Void.self) { tasks in
-            // In waves of 20, as the Python clients do: the server's edge takes a bounded number of
-            // handshakes from one address at once.
-            for (n, (client, auth)) in zip(clients, auths).enumerated() {
-                if n > 0, n % 20 == 0 { try await Task.sleep(for: .milliseconds(50)) }
-                tasks.addTask { await self.runClient(client, auth: auth, on: group, phase: phase) }
-            }
-            // Every client's welcome, or a failure, within two minutes.
-            while !clients.allSatisfy(\.isWelcomed) {
-                if Clock.seconds() - connectStart > 120 || clients.contains(where: \.hasDropped) {
-                    phase.stop()
-                    let done = clients.filter(\.isWelcomed).count
-                    let why = clients.lazy.flatMap { $0.record().closed.keys }.first ?? "timed out"
-                    throw RoomLoadError("\(done)/\(clients.count) clients connected; \(why)")
+        // In waves of 20, as the Python clients do: the server's edge takes a bounded number of
+        // handshakes from one address at once.
+        for (n, (client, auth)) in zip(clients, auths).enumerated() {
+            if n > 0, n % 20 == 0 { try await Task.sleep(for: .milliseconds(50)) }
+            var path = "/api/rooms/\(client.roomID)/live", headers: [(String, String)] = []
+            if auth.hasPrefix("token:") { headers.append(("Authorization", "Bearer \(auth.dropFirst(6))")) } else { path += "?guest=\(auth)" }
+            LoadSocket.connect(host: host, port: port, path: path, headers: headers, client: client, on: group).whenComplete { result in
+                switch result {
+                case .success(let channel): client.channel = channel
+                case .failure(let error): client.dropped("connect: \(error)".prefix(120).description, at: nil)
                 }
-                try await Task.sleep(for: .milliseconds(20))
             }
-            connected(Clock.seconds() - connectStart)
-            let delay = await start()
-            let startAt = Clock.seconds() + delay
-            let cpu0 = Self.cpuSeconds()
-            phase.begin(at: startAt, until: startAt + plan.seconds)
-            while Clock.seconds() < startAt { try await Task.sleep(for: .milliseconds(1)) }
-            await sendAll(clients, from: startAt, to: startAt + plan.seconds, phase: phase)
-            let cpu = Self.cpuSeconds() - cpu0, wall = Clock.seconds() - startAt
-            // Late answers and broadcasts, until all are in or the drain time is up.
-            let drainStart = Clock.seconds()
-            var drained = false
-            while Clock.seconds() - drainStart < plan.drainSeconds {
-                if Self.drained(clients) { drained = true; break }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            let drainSeconds = Clock.seconds() - drainStart
-            phase.stop()
-            try await tasks.waitForAll()
-            return Self.result(clients, drained: drained, cpu: cpu, wall: wall, drainSeconds: drainSeconds)
         }
+        // Every client's welcome, or a failure, within two minutes.
+        while !clients.allSatisfy(\.isWelcomed) {
+            if Clock.seconds() - connectStart > 120 || clients.contains(where: \.hasDropped) {
+                let done = clients.filter(\.isWelcomed).count
+                let why = clients.lazy.flatMap { $0.record().closed.keys }.first ?? "timed out"
+                await Self.close(clients, group: group)
+                throw RoomLoadError("\(done)/\(clients.count) clients connected; \(why)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        connected(Clock.seconds() - connectStart)
+        let delay = await start()
+        let startAt = Clock.seconds() + delay, endAt = startAt + plan.seconds
+        let cpu0 = Self.cpuSeconds()
+        let pens = PenSender(clients: clients, plan: plan, startAt: startAt, endAt: endAt)
+        let sending = group.next().scheduleRepeatedTask(initialDelay: .milliseconds(1), delay: .milliseconds(1)) { _ in pens.tick() }
+        while Clock.seconds() < endAt { try await Task.sleep(for: .milliseconds(20)) }
+        sending.cancel()
+        let cpu = Self.cpuSeconds() - cpu0, wall = Clock.seconds() - startAt
+        // Late answers and broadcasts, until all are in or the drain time is up.
+        let drainStart = Clock.seconds()
+        var drained = false
+        while Clock.seconds() - drainStart < plan.drainSeconds {
+            if Self.drained(clients) { drained = true; break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let drainSeconds = Clock.seconds() - drainStart
+        await Self.close(clients, group: group)
+        return Self.result(clients, drained: drained, cpu: cpu, wall: wall, drainSeconds: drainSeconds)
     }
 
-    private func runClient(_ client: LoadClient, auth: String, on group: MultiThreadedEventLoopGroup, phase: Phase) async {
-        var headers = HTTPFields()
-        var url = "\(plan.base)/api/rooms/\(client.roomID)/live"
-        if auth.hasPrefix("token:") {
-            headers[.authorization] = "Bearer \(auth.dropFirst(6))"
-        } else {
-            url += "?guest=\(auth)"
+    /// Says goodbye on every socket, then closes them and the event loop.
+    static func close(_ clients: [LoadClient], group: MultiThreadedEventLoopGroup) async {
+        for client in clients {
+            client.expectClose()
+            guard let channel = client.channel else { continue }
+            channel.writeAndFlush(LoadSocket.closeFrame(allocator: channel.allocator)).whenComplete { _ in channel.close(promise: nil) }
         }
-        let configuration = WebSocketClientConfiguration(
-            maxFrameSize: 1 << 24, additionalHeaders: headers,
-            extensions: plan.deflate ? [.perMessageDeflate(maxDecompressedFrameSize: 1 << 26)] : [], closeTimeout: .seconds(5))
-        var logger = Logger(label: "bench-rooms")
-        logger.logLevel = .critical
-        do {
-            try await WebSocketClient.connect(url: url, configuration: configuration, eventLoopGroup: group, logger: logger) { inbound, outbound, _ in
-                try await withThrowingTaskGroup(of: Void.self) { reader in
-                    reader.addTask {
-                        do {
-                            // Frames as they come, scanned where they lie: the server sends each
-                            // message in one frame (a continued one is gathered first).
-                            var pending = ByteBuffer()
-                            for try await frame in inbound {
-                                guard frame.fin else { pending.writeImmutableBuffer(frame.data); continue }
-                                let now = Clock.seconds()
-                                if pending.readableBytes > 0 {
-                                    pending.writeImmutableBuffer(frame.data)
-                                    pending.withUnsafeReadableBytes { client.receive($0.bindMemory(to: UInt8.self), now: now) }
-                                    pending.clear()
-                                } else {
-                                    frame.data.withUnsafeReadableBytes { client.receive($0.bindMemory(to: UInt8.self), now: now) }
-                                }
-                            }
-                        } catch {
-                            if !phase.stopped { client.dropped("receive: \(type(of: error))", at: phase.elapsed) }
-                        }
-                    }
-                    client.outbound = outbound
-                    await phase.waitForStop()
-                    try? await outbound.close(.normalClosure, reason: nil)
-                    try await reader.waitForAll()
-                }
-            }
-        } catch {
-            if !phase.stopped { client.dropped("connect: \(error)".prefix(120).description, at: phase.elapsed) }
-        }
-    }
-
-    /// Every client's pen, from one task: each client adds a point every interval from the start
-    /// to the end, and a client that falls behind skips the missed slots (a burst would meet the
-    /// server's rate limit), as the Python clients do. One task waking every millisecond costs the
-    /// machine far less than a sleeping task per client (6,000 wake-ups a second at pen rate).
-    private func sendAll(_ clients: [LoadClient], from startAt: Double, to endAt: Double, phase: Phase) async {
-        let interval = plan.intervalMilliseconds / 1_000, perStroke = plan.pointsPerStroke
-        var pens = clients.map { client in
-            Pen(seed: UInt64(client.index) &* 0x9E37_79B9 &+ client.roomID.utf8.reduce(UInt64(0)) { $0 &* 31 &+ UInt64($1) },
-                startAt: startAt, interval: interval)
-        }
-        while !phase.stopped {
-            var now = Clock.seconds()
-            if now >= endAt { return }
-            for i in pens.indices where pens[i].next <= now && !pens[i].done {
-                let client = clients[i]
-                guard let outbound = client.outbound else { continue }
-                let sentAt = Clock.seconds()
-                let (id, text) = pens[i].nextMessage(client: client.index, perStroke: perStroke, sentAt: sentAt)
-                client.sent(id)
-                do {
-                    try await outbound.write(.text(text))
-                } catch {
-                    client.dropped("send: \(type(of: error))", at: phase.elapsed)
-                    pens[i].done = true
-                    continue
-                }
-                now = Clock.seconds()
-                if now - sentAt > interval { client.waitedToSend() }  // the server read slower than we sent
-                pens[i].next += interval
-                if now - pens[i].next > interval { client.fellBehind(); pens[i].next = now }
-            }
-            try? await Task.sleep(for: .milliseconds(1))
-        }
+        try? await Task.sleep(for: .milliseconds(300))
+        for client in clients { try? await client.channel?.close() }
+        try? await group.shutdownGracefully()
     }
 
     static func drained(_ clients: [LoadClient]) -> Bool {
@@ -216,29 +151,40 @@ public struct RoomLoadError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// The run's phases as every client sees them: connecting, sending (from a start to an end
-/// time), stopped.
-final class Phase: @unchecked Sendable {
-    private let state = NIOLockedValueBox<(start: Double?, end: Double?, stopped: Bool)>((nil, nil, false))
+/// Every client's pen, driven from the event loop every millisecond: each client adds a point
+/// every interval from the start to the end, and a client that falls behind skips the missed slots
+/// (a burst would meet the server's rate limit), as the Python clients do. Points are written
+/// without waiting; each socket is flushed once per tick. Only the event loop touches it.
+final class PenSender: @unchecked Sendable {
+    let clients: [LoadClient]
+    let interval: Double, perStroke: Int, endAt: Double
+    var pens: [Pen]
 
-    func begin(at start: Double, until end: Double) { state.withLockedValue { $0.start = start; $0.end = end } }
-    func stop() { state.withLockedValue { $0.stopped = true } }
-    var stopped: Bool { state.withLockedValue { $0.stopped } }
-    /// Seconds since sending began (nil before).
-    var elapsed: Double? { state.withLockedValue { $0.start }.map { Clock.seconds() - $0 } }
-
-    /// The start and end times, once known; nil when the run stopped first.
-    func waitForStart() async -> (Double, Double)? {
-        while true {
-            let s = state.withLockedValue { $0 }
-            if s.stopped { return nil }
-            if let start = s.start, let end = s.end { return (start, end) }
-            try? await Task.sleep(for: .milliseconds(10))
+    init(clients: [LoadClient], plan: RoomLoadPlan, startAt: Double, endAt: Double) {
+        self.clients = clients
+        interval = plan.intervalMilliseconds / 1_000
+        perStroke = plan.pointsPerStroke
+        self.endAt = endAt
+        pens = clients.map { client in
+            Pen(seed: UInt64(client.index) &* 0x9E37_79B9 &+ client.roomID.utf8.reduce(UInt64(0)) { $0 &* 31 &+ UInt64($1) },
+                startAt: startAt, interval: plan.intervalMilliseconds / 1_000)
         }
     }
 
-    func waitForStop() async {
-        while !stopped { try? await Task.sleep(for: .milliseconds(50)) }
+    func tick() {
+        let now = Clock.seconds()
+        guard now < endAt else { return }
+        for i in pens.indices where pens[i].next <= now {
+            let client = clients[i]
+            guard let channel = client.channel, channel.isActive else { continue }
+            if !channel.isWritable { client.waitedToSend() }  // the server reads slower than we send
+            let (id, text) = pens[i].nextMessage(client: client.index, perStroke: perStroke, sentAt: Clock.seconds())
+            client.sent(id)
+            channel.writeAndFlush(LoadSocket.textFrame(text, allocator: channel.allocator, key: UInt32(truncatingIfNeeded: pens[i].random.next())),
+                                  promise: nil)
+            pens[i].next += interval
+            if now - pens[i].next > interval { client.fellBehind(); pens[i].next = now }
+        }
     }
 }
 
