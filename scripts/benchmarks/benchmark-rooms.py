@@ -185,6 +185,8 @@ def run(args, server, processes, cores, tmp):
         now = time.monotonic()
         if now >= next_sample and now < t0 + args.seconds + 1:
             memory.append((f"{now - t0:.0f} s", now - t0, rss_kb(server.pid)))
+            if args.seconds > 120 and len(memory) % 12 == 0:  # a long run shows its memory as it goes
+                print(f"  {memory[-1][0]}: server RSS {(memory[-1][2] or 0) / 1024:.1f} MiB", flush=True)
             next_sample += 5
         if now > t0 + args.seconds + args.drain + 120:
             print("client processes did not finish in time", flush=True)
