@@ -62,6 +62,8 @@ final class LoadClient: @unchecked Sendable {
     /// The run is ending: a close from now on is expected, not a drop.
     private var closing = false
     func expectClose() { lock.withLock { closing = true } }
+    /// A new socket for the same client: its closes count again.
+    func reopen() { lock.withLock { closing = false; socket = nil } }
     func socketClosed() {
         if !lock.withLock({ closing }) { dropped("closed by the server", at: nil) }
     }
