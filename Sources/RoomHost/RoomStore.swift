@@ -1,0 +1,81 @@
+import Foundation
+import Library
+import SketchRooms
+
+/// How a host reads a room from its store, away from the actor: the log a page at a time, the
+/// stored state (snapshot and tail), a past state from the history base, and when to snapshot and
+/// fold the log. None of it touches a loaded room, so a long read holds up no other room.
+extension RoomHost {
+    /// Stored operations of the room after `sequence`, in order, read and decoded a page at a time
+    /// off the actor, so a long read holds up no other room.
+    nonisolated static func logged(_ store: any RoomLogStore, in id: String, after sequence: UInt64, limit: Int = .max) async throws -> [LoggedOperation] {
+        var out: [LoggedOperation] = []
+        var after = Int64(clamping: sequence)
+        let decoder = JSONDecoder()
+        while out.count < limit {
+            let pageSize = min(1_000, limit - out.count)
+            let page = try await store.operations(roomID: id, after: after, limit: pageSize)
+            for stored in page { out.append(try decoder.decode(LoggedOperation.self, from: Data(stored.json.utf8))) }
+            guard let last = page.last, page.count == pageSize else { break }
+            after = last.sequence
+        }
+        return out
+    }
+
+    /// The room's state after `sequence`, from its history base (or the log's first operation).
+    nonisolated static func replayed(_ store: any RoomLogStore, in id: String, upTo sequence: UInt64) async throws -> RoomState {
+        var state = RoomState()
+        let decoder = JSONDecoder()
+        if let base = try await store.historyBase(roomID: id) {
+            guard UInt64(base.sequence) <= sequence else {
+                throw RoomError(.gone, "room \(id)'s history before operation \(base.sequence) is folded into a snapshot; the server keeps the last operations only")
+            }
+            state = try decoder.decode(RoomState.self, from: Data(base.json.utf8))
+        }
+        var after = Int64(state.sequence)
+        while state.sequence < sequence {
+            let page = try await store.operations(roomID: id, after: after, limit: Int(min(1_000, sequence - state.sequence)))
+            for stored in page { state.replay(try decoder.decode(LoggedOperation.self, from: Data(stored.json.utf8))) }
+            guard let last = page.last else { break }
+            after = last.sequence
+        }
+        return state
+    }
+
+    /// Operations after which the room's next snapshot is due: `snapshotInterval`, or one for every
+    /// four points and strokes the room holds when that is more. A snapshot's cost grows with the
+    /// room; spacing them with its size keeps that cost per operation bounded (a room of 10,000
+    /// strokes of 30 points: one every 77,500 operations, a few microseconds per operation), and
+    /// loading replays at most that many.
+    func snapshotDue(_ state: RoomState) -> Int {
+        max(snapshotInterval, (state.totalPoints + state.strokes.count) / 4)
+    }
+
+    /// Folds the room's older operations into its history base once the log holds twice
+    /// `keeping` of them beyond it: the base moves to `keeping` operations before `sequence`.
+    nonisolated static func trimHistory(_ store: any RoomLogStore, of id: String, at sequence: UInt64, keeping: Int) async throws {
+        guard keeping > 0 else { return }
+        let base = UInt64(try await store.historyBaseSequence(roomID: id))
+        guard sequence >= base + 2 * UInt64(keeping) else { return }
+        let target = sequence - UInt64(keeping)
+        let state = try await replayed(store, in: id, upTo: target)
+        guard state.sequence == target else { return }  // the log is not whole: leave it
+        try await store.trimOperations(roomID: id, through: Int64(target), baseJSON: state.snapshotJSON())
+    }
+
+    /// The room's content as stored: its latest snapshot and the log after it.
+    nonisolated static func storedState(_ store: any RoomLogStore, of id: String) async throws -> RoomState {
+        try await storedStateAndTail(store, of: id).state
+    }
+
+    /// The stored content and how many operations of the log it replayed after the snapshot.
+    nonisolated static func storedStateAndTail(_ store: any RoomLogStore, of id: String) async throws -> (state: RoomState, tail: Int) {
+        var state = RoomState()
+        if let snapshot = try await store.latestSnapshot(roomID: id) {
+            state = try JSONDecoder().decode(RoomState.self, from: Data(snapshot.json.utf8))
+        }
+        let tail = try await logged(store, in: id, after: state.sequence)
+        for op in tail { state.replay(op) }
+        return (state, tail.count)
+    }
+}
