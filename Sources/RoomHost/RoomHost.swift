@@ -189,11 +189,8 @@ public actor RoomHost {
             var outcomes: [Result<RoomState.Outcome, any Error>] = []
             var accepted: [RoomUpdate] = []
             for submission in batch {
-                guard let room = rooms[id] else {
-                    outcomes.append(.failure(RoomError(.notFound, "no room \(id.prefix(64))"))); continue
-                }
                 do {
-                    let outcome = try room.state.validate(submission.operation, by: submission.actor, in: room.settings)
+                    let outcome = try check(submission, in: id)
                     if case .accepted(let logged) = outcome {
                         let json = String(decoding: try encoder.encode(logged), as: UTF8.self)
                         rooms[id]?.state.replay(logged)
@@ -234,6 +231,15 @@ public actor RoomHost {
         for submission in batch {
             submission.done.resolve(.failure(RoomError(.invalid, "the room is busy on other servers; send the operation again")))
         }
+    }
+
+    /// What the room says to a submission now. No copy of the room outlives the call: one held while
+    /// the room changes in place would make every change copy all its strokes.
+    private func check(_ submission: Submission, in id: String) throws -> RoomState.Outcome {
+        guard let settings = rooms[id]?.settings, let outcome = try rooms[id]?.state.validate(submission.operation, by: submission.actor, in: settings) else {
+            throw RoomError(.notFound, "no room \(id.prefix(64))")
+        }
+        return outcome
     }
 
     /// Stored operations go to the room's subscribers, all of a batch in one post each; a
