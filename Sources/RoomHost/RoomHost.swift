@@ -170,15 +170,29 @@ public actor RoomHost {
                 release(id)
                 return
             }
-            let batch = Array(queue.prefix(Self.batchLimit))
+            let batch = Self.nextBatch(queue)
             rooms[id]?.queue.removeFirst(batch.count)
             await commit(batch, in: id)
             release(id)
         }
     }
 
-    /// Operations stored together at most: a batch's commit stays short.
+    /// Operations stored together at most, and points: a batch is checked and encoded without a
+    /// pause, on one of the few threads every task shares, so its work stays a few milliseconds
+    /// (256 strokes of 500 points took a quarter of a second and held up the server's other work).
     static let batchLimit = 256
+    static let batchPointLimit = 4_096
+
+    /// The queue's first operations up to the limits (at least one).
+    static func nextBatch(_ queue: [Submission]) -> [Submission] {
+        var points = 0, count = 0
+        for submission in queue.prefix(batchLimit) {
+            points += submission.operation.operation.pointCount
+            if count > 0, points > batchPointLimit { break }
+            count += 1
+        }
+        return Array(queue.prefix(max(1, count)))
+    }
 
     /// Checks the batch's operations in order against the room (each applied in place once
     /// checked, so the next is checked against it), stores the accepted ones in one append, and

@@ -46,9 +46,11 @@ extension RoomHost {
     /// four points and strokes the room holds when that is more. A snapshot's cost grows with the
     /// room; spacing them with its size keeps that cost per operation bounded (a room of 10,000
     /// strokes of 30 points: one every 77,500 operations, a few microseconds per operation), and
-    /// loading replays at most that many.
+    /// loading replays at most that many. A small room (under 2,000 points and strokes, where a
+    /// snapshot costs little) keeps `snapshotInterval`.
     func snapshotDue(_ state: RoomState) -> Int {
-        max(snapshotInterval, (state.totalPoints + state.strokes.count) / 4)
+        let size = state.totalPoints + state.strokes.count
+        return size < 2_000 ? snapshotInterval : max(snapshotInterval, size / 4)
     }
 
     /// Folds the room's older operations into its history base once the log holds twice

@@ -17,6 +17,14 @@ public enum RoomOperation: Sendable, Equatable, Codable {
 
     private enum CodingKeys: String, CodingKey { case type, id, points, color, width, text, anchor, molecule }
 
+    /// Points the operation carries (what checking and storing it cost grows with).
+    public var pointCount: Int {
+        switch self {
+        case let .addStroke(_, points, _, _), let .extendStroke(_, points): return points.count
+        default: return 0
+        }
+    }
+
     /// The names of the operation types, as messages carry them in `type`.
     public static let typeNames = ["add-stroke", "extend-stroke", "remove-stroke", "undo", "clear", "add-note", "remove-note", "set-molecule"]
 

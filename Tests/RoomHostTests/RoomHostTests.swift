@@ -125,6 +125,9 @@ struct RoomHostTests {
         try await store.migrate()
         let host = RoomHost(store: store, snapshotInterval: 10, historyOperations: 5)
         _ = try await host.create(RoomSettings(id: "h", name: "h", ownerID: "teacher"))
+        // Someone watching keeps the room loaded, as in a live room: its snapshots then fall at
+        // 10 and 20 exactly (a room loaded again counts from its last stored snapshot).
+        let watching = try await host.subscribe(to: "h", for: teacher)
         var states: [RoomState] = [RoomState()]
         for i in 0..<25 {
             _ = try await host.submit(ClientOperation(clientOpID: "c\(i)", operation: Self.stroke("s\(i)")), by: teacher, to: "h")
@@ -143,6 +146,7 @@ struct RoomHostTests {
         let resumed = try await host.subscribe(to: "h", for: teacher, after: 3)
         #expect(resumed.backlog.first?.sequence != 4)
         #expect(try await RoomHost(store: store).snapshot(of: "h", for: teacher) == states[25])
+        watching.updates.finish()
     }
 
     @Test("a client that resumes after a sequence gets the stored operations up to the live state, then live ones", arguments: StoreKind.allCases)
