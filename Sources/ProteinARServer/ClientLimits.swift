@@ -3,7 +3,8 @@ import MoleculeLibrary
 import NIOConcurrencyHelpers
 
 /// A token bucket per key (an account, a client address): `burst` at once, then one every
-/// `interval` seconds. For uploads per hour and password hashes (bcrypt) per minute.
+/// `interval` seconds. For uploads per hour, password hashes (bcrypt) per minute, and the points
+/// of room operations sent over HTTP.
 final class RateLimiter: Sendable {
     let burst: Double
     let interval: Double
@@ -13,17 +14,19 @@ final class RateLimiter: Sendable {
         self.burst = Double(max(burst, 1)); interval = period / Double(max(burst, 1))
     }
 
-    /// Takes a token for `key`, or throws `tooManyRequests` saying when the next one comes.
-    func take(_ key: String, what: String) throws {
+    /// Takes `cost` tokens for `key` (at most the burst), or throws `tooManyRequests` saying when
+    /// they will be there.
+    func take(_ key: String, cost: Double = 1, what: String) throws {
         let now = Date()
+        let cost = min(max(cost, 0), burst)
         let wait: Double? = buckets.withLockedValue { b in
             var (tokens, at) = b[key] ?? (burst, now)
             tokens = min(burst, tokens + now.timeIntervalSince(at) / interval)
-            guard tokens >= 1 else {
+            guard tokens >= cost else {
                 b[key] = (tokens, now)
-                return (1 - tokens) * interval
+                return (cost - tokens) * interval
             }
-            b[key] = (tokens - 1, now)
+            b[key] = (tokens - cost, now)
             // Full buckets carry no information: drop them now and then so the table stays small.
             if b.count > 50_000 { b = b.filter { $0.value.tokens + now.timeIntervalSince($0.value.at) / interval < burst } }
             return nil

@@ -16,6 +16,10 @@ struct RoomRoutes: Sendable {
     let accounts: Accounts
     let limits: ServerLimits
     let fairShare: FairShare
+    /// Points of operations one client may send over HTTP: 30,000 a second (a pen draws about 30),
+    /// 60,000 at once. Checking and storing cost grows with the points; without a limit one client
+    /// filling a room as fast as it can held up everyone else (the socket has its own, per message).
+    let operationPoints = RateLimiter(burst: 60_000, per: 2)
 
     func register(on api: RouterGroup<ServerContext>) {
         api.get("rooms") { request, _ in try await list(request) }
@@ -174,6 +178,8 @@ struct RoomRoutes: Sendable {
         let identity = try await accounts.identifyForChange(request)
         guard let actor = identity.actor else { throw APIError(.unauthorized, "sign in, or send a guest key (X-Guest-Key)") }
         let op = try await Accounts.decode(ClientOperation.self, from: request, example: #"{"clientOpID": "…", "operation": {"type": "add-stroke", …}}"#)
+        let client = try await APIRoutes.client(request, context, accounts: accounts)
+        try call { try operationPoints.take(client, cost: Double(max(1, op.operation.pointCount)), what: "points of room operations") }
         let outcome = try await call { try await host.submit(op, by: actor, to: id) }
         return try Responses.encoded(Ack(outcome, clientOpID: op.clientOpID))
     }

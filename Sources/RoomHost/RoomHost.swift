@@ -21,6 +21,8 @@ public actor RoomHost {
         var settings: RoomSettings
         var state: RoomState
         var sinceSnapshot: Int
+        /// The weight (`replayWeight`) of those operations.
+        var weightSinceSnapshot: Int
         var subscribers: [UUID: Subscriber] = [:]
         /// Submissions waiting for the next batch, and whether a batch is being stored.
         var queue: [Submission] = []
@@ -28,6 +30,8 @@ public actor RoomHost {
         /// The last sequence stored and told to subscribers (the state may be ahead of it only
         /// while a batch is being stored, under the room's lock).
         var committed: UInt64
+        /// A check whether to let it go from memory is pending (`unloadLater`).
+        var unloadPending = false
         /// Nothing keeps it in memory: no subscriber, no submission waiting or being stored.
         var isIdle: Bool { subscribers.isEmpty && queue.isEmpty && !committing }
     }
@@ -80,7 +84,7 @@ public actor RoomHost {
         guard try await store.createRoom(id: settings.id, settingsJSON: String(decoding: try encoder.encode(settings), as: UTF8.self)) else {
             throw RoomError(.invalid, "room \(settings.id) exists already")
         }
-        rooms[settings.id] = Loaded(settings: settings, state: RoomState(), sinceSnapshot: 0, committed: 0)
+        rooms[settings.id] = Loaded(settings: settings, state: RoomState(), sinceSnapshot: 0, weightSinceSnapshot: 0, committed: 0)
         return settings
     }
 
@@ -262,11 +266,15 @@ public actor RoomHost {
         guard let room = rooms[id], !updates.isEmpty else { return }
         rooms[id]?.committed = room.state.sequence
         for subscriber in room.subscribers.values { subscriber.channel.post(updates) }
+        // Counted by what loading would replay: an operation and its points.
+        let weight = updates.reduce(0) { $0 + Self.replayWeight($1.operation) }
         rooms[id]?.sinceSnapshot += updates.count
+        rooms[id]?.weightSinceSnapshot += weight
         // The operations are stored and told: a snapshot only speeds up loading, so failing to save
         // one loses nothing (the next interval tries again).
-        if room.sinceSnapshot + updates.count >= snapshotDue(room.state) {
+        if snapshotDue(room.state, operations: room.sinceSnapshot + updates.count, weight: room.weightSinceSnapshot + weight) {
             rooms[id]?.sinceSnapshot = 0
+            rooms[id]?.weightSinceSnapshot = 0
             // Encoded and saved beside the room's work, not in its way: a large room's snapshot
             // takes milliseconds that no submission should wait for.
             let state = room.state, store = store, history = historyOperations
@@ -439,15 +447,32 @@ public actor RoomHost {
             next.resume()  // the room stays busy: the next submission has it
         } else {
             busy.remove(id)
-            // Nobody is watching and nothing is waiting: let the room go from memory (it loads
-            // again from its snapshot and the log's tail).
-            if rooms[id]?.isIdle == true { rooms[id] = nil }
+            if rooms[id]?.isIdle == true { unloadLater(id) }
         }
     }
 
     private func unsubscribe(_ key: UUID, from id: String) {
         rooms[id]?.subscribers[key] = nil
-        // Nobody is watching: let the room go from memory (it loads again from its snapshot).
+        if rooms[id]?.isIdle == true, !busy.contains(id) { unloadLater(id) }
+    }
+
+    /// How long a room nobody watches stays in memory: operations sent over HTTP one after another
+    /// find it loaded, instead of each reading the room again from its snapshot and log.
+    static let idleUnload: Duration = .seconds(20)
+
+    /// Lets the room go from memory once it has been idle a while (it loads again from its
+    /// snapshot and the log's tail); one check pending per room.
+    private func unloadLater(_ id: String) {
+        guard rooms[id]?.unloadPending == false else { return }
+        rooms[id]?.unloadPending = true
+        Task { [weak self] in
+            try? await Task.sleep(for: Self.idleUnload)
+            await self?.unloadIfIdle(id)
+        }
+    }
+
+    private func unloadIfIdle(_ id: String) {
+        rooms[id]?.unloadPending = false
         if rooms[id]?.isIdle == true, !busy.contains(id) { rooms[id] = nil }
     }
 
@@ -457,9 +482,9 @@ public actor RoomHost {
         if let room = rooms[id] { return room }
         guard let stored = try await store.room(id: id) else { throw RoomError(.notFound, "no room \(id.prefix(64))") }
         let settings = try decoder.decode(RoomSettings.self, from: Data(stored.settingsJSON.utf8))
-        let (state, tail) = try await Self.storedStateAndTail(store, of: id)
+        let (state, tail, weight) = try await Self.storedStateAndTail(store, of: id)
         if let loaded = rooms[id] { return loaded }  // loaded by another call while this one waited
-        let room = Loaded(settings: settings, state: state, sinceSnapshot: tail, committed: state.sequence)
+        let room = Loaded(settings: settings, state: state, sinceSnapshot: tail, weightSinceSnapshot: weight, committed: state.sequence)
         rooms[id] = room
         return room
     }

@@ -42,15 +42,15 @@ extension RoomHost {
         return state
     }
 
-    /// Operations after which the room's next snapshot is due: `snapshotInterval`, or one for every
-    /// four points and strokes the room holds when that is more. A snapshot's cost grows with the
-    /// room; spacing them with its size keeps that cost per operation bounded (a room of 10,000
-    /// strokes of 30 points: one every 77,500 operations, a few microseconds per operation), and
-    /// loading replays at most that many. A small room (under 2,000 points and strokes, where a
-    /// snapshot costs little) keeps `snapshotInterval`.
-    func snapshotDue(_ state: RoomState) -> Int {
+    /// Whether the room's next snapshot is due, after `operations` operations of log beyond the last
+    /// one, of `weight` (`replayWeight`: each operation and its points). A small room (under 2,000
+    /// points and strokes, where a snapshot costs little) every `snapshotInterval` operations; a
+    /// bigger one once the log beyond it weighs a quarter of what the room holds. A snapshot's cost
+    /// grows with the room; spacing them with its size keeps that cost per operation bounded, and
+    /// loading replays at most a quarter of the room.
+    func snapshotDue(_ state: RoomState, operations: Int, weight: Int) -> Bool {
         let size = state.totalPoints + state.strokes.count
-        return size < 2_000 ? snapshotInterval : max(snapshotInterval, size / 4)
+        return size < 2_000 ? operations >= snapshotInterval : weight >= max(snapshotInterval, size / 4)
     }
 
     /// Folds the room's older operations into its history base once the log holds twice
@@ -70,14 +70,17 @@ extension RoomHost {
         try await storedStateAndTail(store, of: id).state
     }
 
-    /// The stored content and how many operations of the log it replayed after the snapshot.
-    nonisolated static func storedStateAndTail(_ store: any RoomLogStore, of id: String) async throws -> (state: RoomState, tail: Int) {
+    /// What replaying an operation costs a room's loading: one, and one for each of its points.
+    static func replayWeight(_ op: LoggedOperation) -> Int { 1 + op.operation.pointCount }
+
+    /// The stored content, and the operations of the log it replayed after the snapshot and their weight (`replayWeight`).
+    nonisolated static func storedStateAndTail(_ store: any RoomLogStore, of id: String) async throws -> (state: RoomState, tail: Int, weight: Int) {
         var state = RoomState()
         if let snapshot = try await store.latestSnapshot(roomID: id) {
             state = try JSONDecoder().decode(RoomState.self, from: Data(snapshot.json.utf8))
         }
         let tail = try await logged(store, in: id, after: state.sequence)
         for op in tail { state.replay(op) }
-        return (state, tail.count)
+        return (state, tail.count, tail.reduce(0) { $0 + replayWeight($1) })
     }
 }
