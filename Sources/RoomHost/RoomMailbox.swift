@@ -1,4 +1,5 @@
 import Foundation
+import SketchRooms
 
 /// Where a room's accepted operations wait for one subscriber (a live connection). The reader
 /// takes everything waiting at once, so a connection that falls behind catches up in a few large
@@ -92,4 +93,30 @@ public final class RoomMailbox: AsyncSequence, @unchecked Sendable {
     }
 
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(mailbox: self) }
+}
+
+/// An accepted operation as subscribers receive it, with the JSON it was stored as when at hand and
+/// the live socket's `op` message made from it once, so that a broadcast to many connections
+/// encodes it once.
+public struct RoomUpdate: Sendable {
+    public let operation: LoggedOperation
+    public let storedJSON: String?
+    /// `{"type":"op", …the stored JSON's fields}`: what every subscriber sends as it is.
+    public let message: String?
+    public var sequence: UInt64 { operation.sequence }
+
+    public init(operation: LoggedOperation, storedJSON: String?) {
+        self.operation = operation
+        self.storedJSON = storedJSON
+        message = storedJSON.flatMap { $0.hasPrefix("{") ? "{\"type\":\"op\"," + $0.dropFirst() : nil }
+    }
+}
+
+/// A live view of a room: its state and settings when the view began, the stored operations a
+/// resuming client missed, and the mailbox of operations accepted from then on.
+public struct RoomSubscription: Sendable {
+    public let snapshot: RoomState
+    public let settings: RoomSettings
+    public let backlog: [LoggedOperation]
+    public let updates: RoomMailbox
 }
