@@ -95,24 +95,3 @@ enum CompactSnapshot {
         return Int(k)
     }
 }
-
-/// The last compact snapshot written for each room, by sequence: a class joining together (thirty
-/// phones opening the room one after another) costs one writing of it, not thirty. At most
-/// `limitBytes` of text in all; a room's entry is replaced by a newer one.
-final class CompactSnapshotCache: Sendable {
-    let limitBytes: Int
-    private let entries = NIOLockedValueBox([String: (sequence: UInt64, text: String)]())
-
-    init(limitBytes: Int = 32 << 20) { self.limitBytes = limitBytes }
-
-    /// The room's compact snapshot at the state's sequence, written now or kept from before.
-    func text(for room: String, _ state: RoomState) throws -> String {
-        if let kept = entries.withLockedValue({ $0[room] }), kept.sequence == state.sequence { return kept.text }
-        let text = try CompactSnapshot.text(state)
-        entries.withLockedValue { entries in
-            entries[room] = (state.sequence, text)
-            if entries.values.reduce(0, { $0 + $1.text.utf8.count }) > limitBytes { entries = [room: (state.sequence, text)] }
-        }
-        return text
-    }
-}

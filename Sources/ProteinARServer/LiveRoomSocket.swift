@@ -21,6 +21,10 @@ struct LiveRoomSocket: Sendable {
     static let maximumFrameBytes = 1 << 20
     /// A client further behind than this gets a snapshot instead of the log.
     static let longestResume: UInt64 = 2_000
+    /// A joiner asking for a deflated snapshot gets the one kept from before and the operations
+    /// since it, when there are at most this many (about a second of a class drawing); else the
+    /// room is written and compressed again at its state now.
+    static let longestTail: UInt64 = 600
     /// How long a busy connection waits to send several operations in one frame: at pen rate in
     /// a room of 20, a frame carries a dozen operations instead of two or three, for 12 ms more.
     static let gatherMilliseconds = 12
@@ -35,9 +39,9 @@ struct LiveRoomSocket: Sendable {
         router.ws("api/rooms/:room/live", onUpgrade: { inbound, outbound, context in
             let request = context.request
             let id = context.requestContext.parameters.get("room") ?? ""
-            let identity: Identity, after: UInt64?, compact: Bool
+            let identity: Identity, after: UInt64?, form: SnapshotForm
             do {
-                (identity, after, compact) = try await admit(request)
+                (identity, after, form) = try await admit(request)
             } catch {
                 let refusal = APIError.from(error)
                 let code = refusal.status == .badRequest ? "malformed" : refusal.status == .notFound ? "not-found" : "forbidden"
@@ -54,14 +58,13 @@ struct LiveRoomSocket: Sendable {
             defer { sockets.release(room: id, address: address) }
             let connection = LiveConnection(roomID: id, identity: identity, host: host, rooms: accounts.rooms, presence: presence,
                                             settingsFeed: settingsFeed, outbound: outbound)
-            await connection.run(inbound: inbound, after: after, compactSnapshots: compact ? snapshots : nil)
+            await connection.run(inbound: inbound, after: after, form: form, snapshots: snapshots)
             try? await outbound.close(.normalClosure, reason: nil)
         })
     }
 
-    /// Who connects to which room, resuming after which sequence, and whether a snapshot comes in
-    /// the compact form (`snapshot=compact`).
-    private func admit(_ request: Request) async throws -> (Identity, UInt64?, Bool) {
+    /// Who connects to which room, resuming after which sequence, and in which form a snapshot comes.
+    private func admit(_ request: Request) async throws -> (Identity, UInt64?, SnapshotForm) {
         let query = request.uri.queryParameters
         let identity = try await accounts.identify(request, guestKey: query.get("guest"))
         if identity.viaCookie, let origin = request.headers[.origin] {
@@ -77,13 +80,23 @@ struct LiveRoomSocket: Sendable {
             guard let value = UInt64(text) else { throw APIError(.badRequest, "after '\(text.prefix(20))': expected a whole number ≥ 0") }
             after = value
         }
-        var compact = false
+        var form = SnapshotForm.json
         if let text = query.get("snapshot") {
-            guard text == "compact" || text == "json" else { throw APIError(.badRequest, "snapshot '\(text.prefix(20))': expected compact or json") }
-            compact = text == "compact"
+            guard let asked = SnapshotForm(rawValue: text) else {
+                throw APIError(.badRequest, "snapshot '\(text.prefix(20))': expected json, compact or deflated")
+            }
+            form = asked
         }
-        return (identity, after, compact)
+        return (identity, after, form)
     }
+}
+
+/// The form a joiner's whole state comes in (`snapshot=` on the live socket, docs/rooms-protocol.md):
+/// plain JSON in the welcome (`json`, the default), the compact form in the welcome (`compact`), or
+/// the compact form deflated once by the server and sent as a binary frame right after the welcome
+/// (`deflated`), followed by the operations since it.
+enum SnapshotForm: String, Sendable {
+    case json, compact, deflated
 }
 
 /// One participant's socket.
@@ -106,39 +119,53 @@ final class LiveConnection: Sendable {
         actor = identity.actor ?? RoomRoutes.anonymous
     }
 
-    /// `compactSnapshots`: where a whole room's compact snapshot comes from, when the client asked
-    /// for that form.
-    func run(inbound: WebSocketInboundStream, after requested: UInt64?, compactSnapshots: CompactSnapshotCache? = nil) async {
+    /// `form`: how the whole state is sent when it is (`snapshots` keeps the compact forms).
+    func run(inbound: WebSocketInboundStream, after requested: UInt64?, form: SnapshotForm, snapshots: CompactSnapshotCache) async {
         // Before the subscription, so that no change falls between the welcome and the feed.
         let settingsChanges = await settingsFeed.listen(roomID, connection: id)
         do {
-            let subscription = try await host.subscribe(to: roomID, for: actor, after: requested)
+            let kept = requested == nil && form == .deflated ? snapshots.keptDeflated(for: roomID) : nil
+            let subscription = try await host.subscribe(to: roomID, for: actor, after: requested ?? kept?.sequence,
+                                                        longestBacklog: requested != nil ? LiveRoomSocket.longestResume : LiveRoomSocket.longestTail)
             let snapshot = subscription.snapshot, settings = subscription.settings
             // Resume from the log only for a short gap the room has reached; otherwise (a client from
-            // the future, or one far behind) a snapshot is both correct and cheaper.
+            // the future, or one far behind) a snapshot is both correct and cheaper. A log folded
+            // into the room's history base no longer holds what this client missed: the whole
+            // state then, which is exact too.
             var after = requested
-            if let a = after, a > snapshot.sequence || snapshot.sequence - a > LiveRoomSocket.longestResume { after = nil }
-            // A log folded into the room's history base no longer holds what this client missed:
-            // the whole state then, which is exact too.
-            if let a = after, a < snapshot.sequence,
-               subscription.backlog.first?.sequence != a + 1 || subscription.backlog.count != Int(snapshot.sequence - a) { after = nil }
+            if let a = after, a > snapshot.sequence || !Self.backlog(subscription.backlog, follows: a, upTo: snapshot.sequence) { after = nil }
             let role = settings.role(of: actor)
             let you = yourPart(in: settings)
             let room = await rooms.summary(settings, for: actor, state: snapshot)
-            if after == nil, let compactSnapshots {
-                // The compact snapshot is written as text: put it where the encoder wrote null.
-                let welcome = try Self.text(Welcome(room: room, you: you, sequence: snapshot.sequence, snapshot: nil))
-                let compact = try compactSnapshots.text(for: roomID, snapshot)
-                guard let slot = welcome.range(of: #""snapshot":null"#) else { throw RoomError(.invalid, "the snapshot could not be written") }
-                try await outbound.write(.text(welcome.replacingCharacters(in: slot, with: #""snapshot":"# + compact)))
-            } else {
-                try await send(Welcome(room: room, you: you, sequence: snapshot.sequence, snapshot: after == nil ? RoomStateJSON(snapshot) : nil))
-            }
+            // Where the operations sent before the live feed start: after the resumed sequence, or
+            // after the snapshot sent.
             var last = after ?? snapshot.sequence
-            if after != nil {
-                for op in subscription.backlog where op.sequence == last + 1 {
-                    try await send(OpMessage(op)); last = op.sequence
+            if after == nil {
+                switch form {
+                case .deflated:
+                    // The kept one and the operations since, when they follow it here; else one of the room now.
+                    var base = kept
+                    if let k = base?.sequence, k > snapshot.sequence || !Self.backlog(subscription.backlog, follows: k, upTo: snapshot.sequence) { base = nil }
+                    let frame = try base ?? snapshots.deflated(for: roomID, snapshot)
+                    let described = Welcome.SnapshotFrame(sequence: frame.sequence, bytes: frame.bytes.readableBytes, textBytes: frame.textBytes)
+                    try await send(Welcome(room: room, you: you, sequence: snapshot.sequence, snapshot: nil, snapshotFrame: described))
+                    try await outbound.writeBinaryMessage(frame.bytes)
+                    last = frame.sequence
+                case .compact:
+                    // The compact snapshot is written as text: put it where the encoder wrote null.
+                    let welcome = try Self.text(Welcome(room: room, you: you, sequence: snapshot.sequence, snapshot: nil))
+                    let compact = try snapshots.text(for: roomID, snapshot)
+                    guard let slot = welcome.range(of: #""snapshot":null"#) else { throw RoomError(.invalid, "the snapshot could not be written") }
+                    try await outbound.write(.text(welcome.replacingCharacters(in: slot, with: #""snapshot":"# + compact)))
+                case .json:
+                    try await send(Welcome(room: room, you: you, sequence: snapshot.sequence, snapshot: RoomStateJSON(snapshot)))
                 }
+            } else {
+                try await send(Welcome(room: room, you: you, sequence: snapshot.sequence, snapshot: nil))
+            }
+            if last < snapshot.sequence {
+                try await write(subscription.backlog.filter { $0.sequence > last }.map { try Self.text(OpMessage($0)) })
+                last = snapshot.sequence
             }
             // Anonymous watchers are counted, not listed, and get no presence.
             var peers: AsyncStream<String>?
@@ -214,16 +241,27 @@ final class LiveConnection: Sendable {
                 }
                 last = update.sequence
             }
-            var start = 0
-            while start < parts.count {
-                var end = start, bytes = 0
-                while end < parts.count, end == start || bytes + parts[end].utf8.count < 256 << 10 { bytes += parts[end].utf8.count; end += 1 }
-                let text = end - start == 1 ? parts[start] : "{\"type\":\"ops\",\"ops\":[" + parts[start..<end].joined(separator: ",") + "]}"
-                try await outbound.write(.text(text))
-                start = end
-            }
+            try await write(parts)
             lastWrite = ContinuousClock.now
         }
+    }
+
+    /// `op` messages in as few frames as fit: one alone as it is, several in `ops` messages of at
+    /// most about 256 KiB.
+    private func write(_ parts: [String]) async throws {
+        var start = 0
+        while start < parts.count {
+            var end = start, bytes = 0
+            while end < parts.count, end == start || bytes + parts[end].utf8.count < 256 << 10 { bytes += parts[end].utf8.count; end += 1 }
+            let text = end - start == 1 ? parts[start] : "{\"type\":\"ops\",\"ops\":[" + parts[start..<end].joined(separator: ",") + "]}"
+            try await outbound.write(.text(text))
+            start = end
+        }
+    }
+
+    /// Whether `backlog` holds every operation after `sequence` up to `upTo`, in order.
+    static func backlog(_ backlog: [LoggedOperation], follows sequence: UInt64, upTo: UInt64) -> Bool {
+        sequence == upTo || (sequence < upTo && backlog.first?.sequence == sequence + 1 && backlog.count == Int(upTo - sequence))
     }
 
     static func text(_ value: some Encodable) throws -> String {
@@ -378,12 +416,25 @@ final class LiveConnection: Sendable {
         var you: You
         var sequence: UInt64
         var snapshot: RoomStateJSON?
+        /// The binary frame that follows (`snapshot=deflated`): the compact snapshot at `sequence`,
+        /// raw DEFLATE of `textBytes` bytes of JSON; the operations after it up to the welcome's
+        /// sequence come next.
+        var snapshotFrame: SnapshotFrame?
+
+        struct SnapshotFrame: Encodable {
+            var format = CompactSnapshot.format
+            var encoding = "deflate-raw"
+            var sequence: UInt64
+            var bytes: Int
+            var textBytes: Int
+        }
 
         func encode(to encoder: any Encoder) throws {
-            enum K: String, CodingKey { case type, room, you, sequence, snapshot }
+            enum K: String, CodingKey { case type, room, you, sequence, snapshot, snapshotFrame }
             var c = encoder.container(keyedBy: K.self)
             try c.encode(type, forKey: .type); try c.encode(room, forKey: .room); try c.encode(you, forKey: .you)
             try c.encode(sequence, forKey: .sequence); try c.encode(snapshot, forKey: .snapshot)  // null, not absent
+            try c.encodeIfPresent(snapshotFrame, forKey: .snapshotFrame)
         }
     }
 

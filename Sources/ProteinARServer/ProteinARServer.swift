@@ -118,7 +118,10 @@ public enum ProteinARServer {
         APIRoutes(service: service, accounts: accounts, limits: limits, fairShare: fairShare,
                   uploads: RateLimiter(burst: limits.uploadsPerHour, per: 3600)).register(on: router)
         // Drawing rooms: accounts, rooms over HTTP, and the live socket on a router of its own.
-        let host = RoomHost(store: store, historyOperations: configuration.roomHistoryOperations)
+        // A room of 100,000 points or more held some 10 MB in many small blocks, which glibc keeps
+        // unless asked: give them back when it leaves memory.
+        let host = RoomHost(store: store, historyOperations: configuration.roomHistoryOperations,
+                            unloaded: { points in if points >= 100_000 { Task.detached(priority: .background) { FreedMemory.giveBack() } } })
         accounts.register(on: router.group("api"))
         RoomRoutes(service: service, host: host, accounts: accounts, limits: limits, fairShare: fairShare).register(on: router.group("api"))
         let sockets = Router(context: SocketContext.self)

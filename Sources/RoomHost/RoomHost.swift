@@ -67,8 +67,14 @@ public actor RoomHost {
     /// This host among the servers on one store: its own notices come back to it and are skipped.
     public nonisolated let instance = UUID().uuidString.prefix(12).lowercased()
 
-    public init(store: any RoomLogStore, snapshotInterval: Int = 500, historyOperations: Int = 100_000) {
+    /// Called with a room's points when it leaves memory (nobody watched it for `idleUnload`): the
+    /// server gives freed memory back to the system after a big one.
+    private let unloaded: @Sendable (_ points: Int) -> Void
+
+    public init(store: any RoomLogStore, snapshotInterval: Int = 500, historyOperations: Int = 100_000,
+                unloaded: @escaping @Sendable (_ points: Int) -> Void = { _ in }) {
         self.store = store
+        self.unloaded = unloaded
         self.snapshotInterval = max(1, snapshotInterval)
         self.historyOperations = max(0, historyOperations)
         // The newest changes win when nobody reads: the latest settings are what matters.
@@ -309,14 +315,16 @@ public actor RoomHost {
     /// until the stream is dropped. With `after` (at most the state's sequence), also the stored
     /// operations after it (`backlog`): a client that reconnects gets no gap and no duplicate.
     /// Taken under the room's lock, so no operation falls between the state and the stream.
-    public func subscribe(to id: String, for actor: Actor, after: UInt64? = nil) async throws -> RoomSubscription {
+    public func subscribe(to id: String, for actor: Actor, after: UInt64? = nil, longestBacklog: UInt64 = .max) async throws -> RoomSubscription {
         await acquire(id)
         defer { release(id) }
         let settings = try await loadWithStoredSettings(id).settings
         guard settings.mayRead(actor) else { throw RoomError(.forbidden, "you are not a member of room \(id)") }
         let upTo = try await load(id).state.sequence
         var backlog: [LoggedOperation] = []
-        if let after, after < upTo {
+        // Further behind than `longestBacklog`: no backlog (the caller sends the whole state), and
+        // the log is not read, under the room's lock, for nothing.
+        if let after, after < upTo, upTo - after <= longestBacklog {
             backlog = try await logged(in: id, after: after).filter { $0.sequence <= upTo }
         }
         var room = try await load(id)  // unchanged while the lock is held
@@ -473,7 +481,10 @@ public actor RoomHost {
 
     private func unloadIfIdle(_ id: String) {
         rooms[id]?.unloadPending = false
-        if rooms[id]?.isIdle == true, !busy.contains(id) { rooms[id] = nil }
+        if let room = rooms[id], room.isIdle, !busy.contains(id) {
+            rooms[id] = nil
+            unloaded(room.state.totalPoints)
+        }
     }
 
     // MARK: Loading

@@ -265,13 +265,16 @@ export const roomOperations = (id, after = 0) => request('GET', `${roomPath(id)}
 /** The room's content right after operation `at` (0: empty), as a state; 400 past its last operation. */
 export const roomStateAt = (id, at) => request('GET', `${roomPath(id)}/state?${new URLSearchParams({ at })}`);
 
-/** Where a room's live socket is: ws: or wss: like the page, resuming after `after`, as a guest with `guest`. */
-export function roomSocketURL(id, { after = null, guest = null } = {}) {
+/**
+ * Where a room's live socket is: ws: or wss: like the page, resuming after `after`, as a guest with
+ * `guest`. A whole room comes in the compact form (room-sync.js expandSnapshot, a third of the
+ * bytes), `deflated` (compressed once by the server, a binary frame) or in the welcome (`compact`).
+ */
+export function roomSocketURL(id, { after = null, guest = null, snapshot = 'compact' } = {}) {
   const url = new URL(`${roomPath(id)}/live`, location.href);
   url.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
   if (after !== null) url.searchParams.set('after', String(after));
-  // A whole room comes in the compact form (room-sync.js expandSnapshot): a third of the bytes.
-  else url.searchParams.set('snapshot', 'compact');
+  else url.searchParams.set('snapshot', snapshot);
   if (guest) url.searchParams.set('guest', guest);
   return url.href;
 }

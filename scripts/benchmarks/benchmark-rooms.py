@@ -55,6 +55,7 @@ def main():
     p.add_argument("--members", action="store_true", help="clients are member accounts instead of guests")
     p.add_argument("--deflate", action="store_true", help="offer permessage-deflate, as browsers do")
     p.add_argument("--drain", type=float, default=30, help="seconds to wait for late answers after sending stops")
+    p.add_argument("--linger", type=float, default=0, help="then wait so long with the rooms idle and read the server's RSS once more")
     args = p.parse_args()
     binary = os.path.abspath(args.binary)
     cores = os.cpu_count() or 1
@@ -185,8 +186,10 @@ def run(args, server, processes, cores, tmp):
         now = time.monotonic()
         if now >= next_sample and now < t0 + args.seconds + 1:
             memory.append((f"{now - t0:.0f} s", now - t0, rss_kb(server.pid)))
-            if args.seconds > 120 and len(memory) % 12 == 0:  # a long run shows its memory as it goes
-                print(f"  {memory[-1][0]}: server RSS {(memory[-1][2] or 0) / 1024:.1f} MiB", flush=True)
+            if args.seconds > 120 and len(memory) % 12 == 0:  # a long run shows its memory as it goes, beside what the rooms hold
+                stored = sum(room_sequences(server, {rid_: tok for rid_, _, tok in rooms}).values())
+                print(f"  {memory[-1][0]}: server RSS {(memory[-1][2] or 0) / 1024:.1f} MiB; the rooms hold {stored:,} operations "
+                      f"of one point each", flush=True)
             next_sample += 5
         if now > t0 + args.seconds + args.drain + 120:
             print("client processes did not finish in time", flush=True)
@@ -247,6 +250,10 @@ def run(args, server, processes, cores, tmp):
                 log_problems.append(f"{rid_}: {len(wrong)} acked ops not in the log under their sequence, e.g. {wrong[0]}")
             late = sum(1 for c in r["unanswered"] if c in where)
             stored_late += late
+    if args.linger:
+        # Nobody in the rooms any more: they leave memory once idle (20 s), and so should their content.
+        time.sleep(args.linger)
+        memory.append((f"{args.linger:g} s after the log check (rooms idle)", time.monotonic() - t0, rss_kb(server.pid)))
     return report(args, store, total, processes, cores, agg, hist, slow, ack_hist, ack_slow, errors, closed, parts,
                   server_cpu, window_marks, memory, log_problems, stored_late, never_stored)
 

@@ -23,7 +23,7 @@ from proteinar_testing.archive import ArchiveStandIn
 from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser
 from proteinar_testing.http_client import fetch
 from proteinar_testing.paths import CHECK_USDZ
-from proteinar_testing.report import Tally
+from proteinar_testing.report import Tally, short
 from proteinar_testing import history_checks, room_checks
 from proteinar_testing.server import ServerProcess
 from proteinar_testing.venv import require
@@ -282,6 +282,25 @@ try:
     bob.wait("return window.__proteinarRoom.state.strokes.size === 4", 20)
     colours = bob.js("return [...new Set([...window.__proteinarRoom.state.strokes.values()].map(s => s.color + ' ' + s.width))].join(', ')")
     check("the colour swatches and brush sizes go with the strokes", "#d62828 0.012" in colours and "#2b9348 0.002" in colours, colours)
+    # A new joiner as the room screen makes one: the whole room comes deflated once by the server
+    # (snapshot=deflated, a binary frame), inflated by the browser, the same strokes as a live page's.
+    joined = bob.js_async("""const [room, done] = arguments;
+      import('/js/room-sync.js').then(({ RoomSync }) => {
+        const sync = new RoomSync(room);
+        // The snapshot kept from before may be a few operations behind: they follow it.
+        const caughtUp = () => {
+          if (!sync.room || sync.state.sequence < sync.room.sequence) return;
+          const out = { url: sync._socket.url, strokes: JSON.stringify([...sync.state.strokes.values()]), sequence: sync.state.sequence };
+          sync.close(); done(out);
+        };
+        sync.addEventListener('welcome', caughtUp);
+        sync.addEventListener('change', caughtUp);
+        sync.connect();
+      }).catch((e) => done({ error: String(e) }));""", room_id)
+    live_strokes = ada.js("return JSON.stringify([...window.__proteinarRoom.state.strokes.values()])")
+    check("a new joiner gets the room deflated once by the server (snapshot=deflated) and builds the same strokes",
+          "snapshot=deflated" in joined.get("url", "") and joined.get("strokes") == live_strokes
+          and joined.get("sequence") == ada.js("return window.__proteinarRoom.state.sequence"), short(joined, 300))
     ada.click("#room-note")
     ada.wait("return document.getElementById('room-dialog-note').open", 10)
     ada.type_into("#room-note-text", "ATP binds here")

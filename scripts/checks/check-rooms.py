@@ -27,7 +27,9 @@ processes: accounts and sessions over HTTP, and the live WebSocket protocol with
     no duplicate, the operation in flight stored once; its people leave the other's presence;
 13. history: GET /api/rooms/{id}/state?at=N equals the state a client built after N (random N),
     the log folded into the history base once long (410 before it), resumes exact on both sides
-    of the fold, and after a restart.
+    of the fold, and after a restart;
+14. a deflated snapshot (snapshot=deflated) equals the plain state, is kept and sent with the
+    operations since it, and written again once the room has moved on by more than 600.
 
 PostgreSQL checks (8b, 9, 11, 12) use PROTEINAR_TEST_POSTGRES_URL (scripts/tools/start-postgres.sh) and a
 fresh database made for the run and dropped after it; without the variable they are skipped.
@@ -45,7 +47,8 @@ from proteinar_testing.venv import require  # noqa: E402
 require(__file__, ["websockets"], "check-rooms: websockets")
 from proteinar_testing import server as servers  # noqa: E402
 from rooms.bad_input import check_bad_input  # noqa: E402
-from rooms.collaboration import check_late_joiner, check_order, check_presence, check_resume, check_undo_clear  # noqa: E402
+from rooms.collaboration import (check_deflated_snapshot, check_late_joiner, check_order, check_presence, check_resume,  # noqa: E402
+                                 check_undo_clear)
 from rooms.context import RUN, run  # noqa: E402
 from rooms.history import check_history  # noqa: E402
 from rooms.durability import check_durability_postgres, check_durability_sqlite, check_two_servers  # noqa: E402
@@ -79,6 +82,7 @@ def main():
     run("11", "two servers: presence and settings changes reach the other's clients in 100 ms", check_across_servers)
     run("12", "failover: a killed server's clients resume on the other exactly", check_failover)
     run("13", "history: state at N, the log folded, resumes across the fold", check_history)
+    run("14", "a deflated snapshot equals the state; kept with the ops since; written again", check_deflated_snapshot)
     servers.stop_all()
     results = RUN.results
     print(f"rooms: {results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped "

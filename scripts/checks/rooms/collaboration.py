@@ -1,8 +1,9 @@
-"""Checks 2–5 and 10: what clients of one room see: one order, undo and clear, resuming with
-?after=, a late joiner's snapshot, presence."""
+"""Checks 2–5, 10 and 14: what clients of one room see: one order, undo and clear, resuming with
+?after=, a late joiner's snapshot (plain, and deflated once), presence."""
 import json
 
 from proteinar_testing.accounts import make_room, room_log, room_state
+from proteinar_testing.compact_snapshot import expand
 from proteinar_testing.http_client import http, want
 from proteinar_testing.report import Fail, expect, short
 
@@ -192,6 +193,68 @@ def check_late_joiner():
     for c in (a, b, late):
         c.close()
     return f"strokes {strokes}, {len(mine['notes'])} notes, molecule set" + (f"; snapshot also holds {extra}" if extra else "")
+
+
+def check_deflated_snapshot():
+    """snapshot=deflated: the compact snapshot as raw DEFLATE in a binary frame. It equals the plain
+    state; a joiner after a few more operations gets the same frame (kept) and the operations since
+    it; one after more than 600 gets a frame written at the room's state now."""
+    s = main_server()
+    ada, ben, _ = users()
+    room = make_room(s, ada, "deflated", members=[ben])
+    a = Live(s, room, token=ada.token, name="ada")
+    a.do(stroke("a1", 3)); a.do(extend("a1", 4)); a.do(stroke("a2", 2, color="#00FF00", width=0.02))
+    a.do({"type": "add-note", "id": "n1", "text": "here", "anchor": {"point": [0.1, 0.2, -0.3]}})
+    # A point off the 0.1 mm grid keeps its stroke in the plain form.
+    a.do({"type": "add-stroke", "id": "off", "color": "#0000FF", "width": 0.01, "points": [[0.12345678, 0.5, 0.25]]})
+
+    def joined(name, expect_base=None):
+        c = Live(s, room, token=ben.token, name=name, snapshot="deflated")
+        frame, welcome = c.welcome.get("snapshotFrame"), c.welcome
+        expect(frame and frame.get("encoding") == "deflate-raw" and frame.get("format") == "compact-1",
+               f"{name}: expected a snapshotFrame (deflate-raw, compact-1), got {short(welcome)}")
+        expect(frame["bytes"] == len(c.frame), f"{name}: snapshotFrame says {frame['bytes']} bytes, the frame has {len(c.frame)}")
+        snap = welcome["snapshot"]
+        expect(snap.get("sequence") == frame["sequence"] <= welcome["sequence"],
+               f"{name}: frame at {frame['sequence']}, snapshot at {snap.get('sequence')}, welcome at {welcome['sequence']}")
+        if expect_base is not None:
+            expect(frame["sequence"] == expect_base, f"{name}: expected the frame at {expect_base}, got {frame['sequence']}")
+        state = expand(snap)
+        state.setdefault("molecule", None)
+        if welcome["sequence"] > frame["sequence"]:
+            c.wait_sequence(welcome["sequence"])
+        for op in c.ops:
+            apply(state, op)
+        plain = Live(s, room, token=ben.token, name=f"{name}-plain")
+        want_state = plain.welcome["snapshot"]
+        plain.close()
+        expect(canonical(state) == canonical(want_state),
+               f"{name}: the deflated snapshot and the operations after it differ from the plain state:\n"
+               f"  built {short(canonical(state), 600)}\n  plain {short(canonical(want_state), 600)}")
+        c.close()
+        return frame, welcome["sequence"]
+
+    first, at = joined("first")
+    expect(first["sequence"] == at, f"first joiner: expected a frame at the room's sequence {at}, got {first['sequence']}")
+    for i in range(5):
+        a.do(extend("a1", 1, 40 + i))
+    kept, at2 = joined("after five", expect_base=first["sequence"])
+    # More than 600 operations later: written again. Seven clients within their bursts (120
+    # messages), 15 at a time (the server queues 16 a connection), so this takes seconds.
+    drawers = [Live(s, room, token=ada.token, name=f"drawer{k}") for k in range(7)]
+    for k, d in enumerate(drawers):
+        d.do(stroke(f"d{k}", 1))
+        for group in range(6):
+            sent = [d.send(extend(f"d{k}", 1, j), pace=False) for j in range(15)]
+            for cid in sent:
+                answer = d.answer(cid, 10)
+                expect(answer.get("type") == "ack", f"drawer {k}: an extend was not acked: {short(answer)}")
+    fresh, at3 = joined("after 637")
+    expect(fresh["sequence"] == at3 and at3 - at2 > 600, f"after {at3 - at2} more operations: expected a new frame at {at3}, got {fresh['sequence']}")
+    for d in drawers + [a]:
+        d.close()
+    return (f"frame {first['bytes']} bytes for {first['textBytes']} of text; kept at {kept['sequence']} with {at2 - kept['sequence']} "
+            f"operations after it; written again at {fresh['sequence']} after {at3 - at2} more")
 
 
 def check_presence():

@@ -9,6 +9,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect as ws_connect
 
 from proteinar_testing.accounts import rid
+from proteinar_testing.compact_snapshot import inflate
 from proteinar_testing.report import Fail, expect, short
 
 
@@ -24,12 +25,15 @@ class Live:
     """One WebSocket client of a room: keeps every message it receives (ops, acks, errors) in order."""
     serial = 0
 
-    def __init__(self, server, room, token=None, guest=None, after=None, name="client", rate=50.0, headers=None, origin=None):
+    def __init__(self, server, room, token=None, guest=None, after=None, name="client", rate=50.0, headers=None, origin=None,
+                 snapshot=None):
         Live.serial += 1
         self.name = f"{name}#{Live.serial}"
         query = {}
         if after is not None:
             query["after"] = str(after)
+        if snapshot:
+            query["snapshot"] = snapshot
         if guest:
             query["guest"] = guest
         url = f"{server.ws}/api/rooms/{room}/live" + ("?" + urllib.parse.urlencode(query) if query else "")
@@ -58,6 +62,11 @@ class Live:
                 raise Refused(f"error before welcome: {short(self.errors)}", code=self.errors[0].get("code"))
             raise e
         self.you = self.welcome.get("you", {})
+        # snapshot=deflated: the compact snapshot comes next as a binary frame of raw DEFLATE.
+        self.frame = None
+        if self.welcome.get("snapshotFrame"):
+            self.frame = self.wait(lambda m: m if m["type"] == "binary" else None, 10, "the snapshot frame")["bytes"]
+            self.welcome["snapshot"] = inflate(self.frame)
 
     # receiving
 
@@ -89,6 +98,9 @@ class Live:
         except ConnectionClosed as e:
             self.closed = e
             raise
+        if isinstance(raw, bytes):
+            self.messages.append({"type": "binary", "bytes": raw})
+            return self.messages[-1]
         m = json.loads(raw)
         # Ops that waited together come as one "ops" message: take them one by one, in order.
         for m in (m.get("ops", []) if m.get("type") == "ops" else [m]):
