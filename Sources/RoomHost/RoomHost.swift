@@ -216,7 +216,7 @@ public actor RoomHost {
                 do {
                     let outcome = try check(submission, in: id)
                     if case .accepted(let logged) = outcome {
-                        let json = String(decoding: try encoder.encode(logged), as: UTF8.self)
+                        let json = try logged.storedJSON(encoder)
                         rooms[id]?.state.replay(logged)
                         accepted.append(RoomUpdate(operation: logged, storedJSON: json))
                     }

@@ -128,6 +128,37 @@ struct SketchRoomsTests {
         #expect(try JSONDecoder().decode(RoomOperation.self, from: text) == .addStroke(id: "s1", points: [RoomPoint(0, 0, 0), RoomPoint(0.1, 0, 0)], color: "#00ff00", width: 0.004))
     }
 
+    @Test("the log's JSON written by hand is the sorted-keys encoder's, to the byte")
+    func storedJSON() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var random = SystemRandomNumberGenerator()
+        // Numbers of every kind the encoder writes differently from Swift's description: whole,
+        // negative zero, tiny, huge, on the web app's 0.1 mm grid, and arbitrary.
+        let special: [Double] = [0, -0.0, 1, -3, 0.1, 1e-5, 2.5e-7, 1e16, 1e21, 123456789, 0.30000000000000004, 5e-324, 1.5e300]
+        func number() -> Double {
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0: return special.randomElement(using: &random) ?? 0
+            case 1: return Double(Int.random(in: -20_000...20_000, using: &random)) / 10_000
+            case 2: return Double.random(in: -1000...1000, using: &random)
+            default: return Double(bitPattern: UInt64.random(in: 0...UInt64.max, using: &random)).isFinite ? Double(bitPattern: .random(in: 0...UInt64.max, using: &random)) : 1
+            }
+        }
+        func points() -> [RoomPoint] { (0..<Int.random(in: 0...5, using: &random)).map { _ in RoomPoint(number(), number(), number()) } }
+        let names = ["s1", "stroke_7-x", "a/b", "quote\"d", "back\\slash", "tab\t", "é✓", "guest:g12"]
+        for _ in 0..<2_000 {
+            let op: RoomOperation = Bool.random(using: &random)
+                ? .addStroke(id: names.randomElement(using: &random) ?? "s", points: points(), color: Bool.random() ? "#3366ff" : "red/x", width: number())
+                : .extendStroke(id: names.randomElement(using: &random) ?? "s", points: points())
+            let logged = LoggedOperation(sequence: .random(in: 0...UInt64.max, using: &random), author: names.randomElement(using: &random) ?? "a",
+                                         clientOpID: names.randomElement(using: &random) ?? "c", operation: op)
+            let want = String(decoding: try encoder.encode(logged), as: UTF8.self)
+            #expect(try logged.storedJSON(encoder) == want)
+        }
+        let note = LoggedOperation(sequence: 3, author: "a", clientOpID: "c", operation: .addNote(id: "n", text: "x", anchor: .point(RoomPoint(0, 0, 0))))
+        #expect(try note.storedJSON(encoder) == String(decoding: try encoder.encode(note), as: UTF8.self))
+    }
+
     @Test("a snapshot and the log's tail give the same room as the whole log; replays are harmless")
     func snapshots() throws {
         var live = RoomState()
