@@ -17,7 +17,7 @@ import SketchRooms
 ///                   "q": [x, y, z, dx, dy, dz, ...] or "r": [x, y, z, dx, dy, dz, ddx, ddy, ddz, ...]}],
 ///      "notes": [...], "molecule": {...}}
 ///
-/// Written by hand into one string: a room of 10,000 strokes has hundreds of thousands of numbers,
+/// Written by hand, byte by byte: a room of 10,000 strokes has hundreds of thousands of numbers,
 /// and ids, authors and colours need no escaping (the room accepts only letters, digits, '-', '_'
 /// and '#'-colours); notes and the molecule go through the encoder.
 enum CompactSnapshot {
@@ -28,65 +28,83 @@ enum CompactSnapshot {
     static func text(_ state: RoomState) throws -> String {
         var authors: [String: Int] = [:], authorList: [String] = []
         var colors: [String: Int] = [:], colorList: [String] = []
-        var out = "{\"format\":\"\(format)\",\"sequence\":\(state.sequence),\"strokes\":["
-        out.reserveCapacity(64 + state.totalPoints * 8 + state.strokes.count * 48)
+        // Bytes, not a String: a room of 10,000 strokes has hundreds of thousands of numbers, and
+        // writing each as a String of its own took most of a first joiner's wait.
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + state.totalPoints * 12 + state.strokes.count * 48)
+        out += "{\"format\":\"\(format)\",\"sequence\":\(state.sequence),\"strokes\":[".utf8
+        // One stroke's points in grid units (x y z after each other), its steps and its changes of
+        // step: kept across strokes, so a stroke costs no allocation.
+        var units: [Int] = [], steps: [Int] = [], changes: [Int] = []
         for (n, stroke) in state.strokes.enumerated() {
             let a = authors[stroke.author] ?? { authorList.append(stroke.author); authors[stroke.author] = authorList.count - 1; return authorList.count - 1 }()
             let c = colors[stroke.color] ?? { colorList.append(stroke.color); colors[stroke.color] = colorList.count - 1; return colorList.count - 1 }()
-            if n > 0 { out += "," }
-            out += "{\"id\":\"\(stroke.id)\",\"a\":\(a),\"c\":\(c),\"w\":\(stroke.width),"
-            if let q = grid(stroke.points) {
-                // Steps from point to point (`q`), or, when shorter, the first step and then the
-                // change of step (`r`): a pen moving smoothly changes its step by little.
-                var steps: [Int] = [], changes: [Int] = []
-                steps.reserveCapacity(q.count * 3); changes.reserveCapacity(q.count * 3)
-                for i in q.indices {
-                    let step = i == 0 ? q[0] : (q[i].0 - q[i - 1].0, q[i].1 - q[i - 1].1, q[i].2 - q[i - 1].2)
-                    steps += [step.0, step.1, step.2]
-                    if i < 2 {
-                        changes += [step.0, step.1, step.2]
-                    } else {
-                        changes += [step.0 - steps[3 * i - 3], step.1 - steps[3 * i - 2], step.2 - steps[3 * i - 1]]
-                    }
+            if n > 0 { out.append(UInt8(ascii: ",")) }
+            out += "{\"id\":\"\(stroke.id)\",\"a\":\(a),\"c\":\(c),\"w\":\(stroke.width),".utf8
+            if grid(stroke.points, into: &units) {
+                // The steps from point to point (`q`), or the first step and then each change of
+                // step (`r`), whichever is shorter (a pen moving smoothly changes its step by little).
+                steps.removeAll(keepingCapacity: true); changes.removeAll(keepingCapacity: true)
+                var stepDigits = 0, changeDigits = 0
+                for j in units.indices {
+                    let step = j < 3 ? units[j] : units[j] - units[j - 3]
+                    let change = j < 6 ? step : step - steps[j - 3]
+                    steps.append(step); changes.append(change)
+                    stepDigits += digits(step); changeDigits += digits(change)
                 }
-                let useChanges = digits(changes) < digits(steps)
-                out += useChanges ? "\"r\":[" : "\"q\":["
-                for (i, n) in (useChanges ? changes : steps).enumerated() {
-                    if i > 0 { out += "," }
-                    out += String(n)
+                let useChanges = changeDigits < stepDigits
+                out += (useChanges ? "\"r\":[" : "\"q\":[").utf8
+                for (j, number) in (useChanges ? changes : steps).enumerated() {
+                    if j > 0 { out.append(UInt8(ascii: ",")) }
+                    append(number, to: &out)
                 }
-                out += "]}"
+                out += "]}".utf8
             } else {
-                out += "\"points\":" + String(decoding: try RoomJSON.encoder.encode(stroke.points), as: UTF8.self) + "}"
+                out += "\"points\":".utf8
+                out += try RoomJSON.encoder.encode(stroke.points)
+                out.append(UInt8(ascii: "}"))
             }
         }
-        out += "],\"authors\":[" + authorList.map { "\"\($0)\"" }.joined(separator: ",") + "]"
-        out += ",\"colors\":[" + colorList.map { "\"\($0)\"" }.joined(separator: ",") + "]"
-        out += ",\"notes\":" + String(decoding: try RoomJSON.encoder.encode(state.notes), as: UTF8.self)
+        out += ("],\"authors\":[" + authorList.map { "\"\($0)\"" }.joined(separator: ",") + "]").utf8
+        out += (",\"colors\":[" + colorList.map { "\"\($0)\"" }.joined(separator: ",") + "]").utf8
+        out += ",\"notes\":".utf8
+        out += try RoomJSON.encoder.encode(state.notes)
         if let molecule = state.molecule {
-            out += ",\"molecule\":" + String(decoding: try RoomJSON.encoder.encode(molecule), as: UTF8.self)
+            out += ",\"molecule\":".utf8
+            out += try RoomJSON.encoder.encode(molecule)
         }
-        return out + "}"
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
     }
 
-    /// Characters the numbers take as text.
-    static func digits(_ numbers: [Int]) -> Int {
-        numbers.reduce(0) { total, n in
-            var m = n.magnitude, count = n < 0 ? 2 : 1
-            while m >= 10 { m /= 10; count += 1 }
-            return total + count
-        }
+    /// Characters a number takes as text.
+    static func digits(_ n: Int) -> Int {
+        var m = n.magnitude, count = n < 0 ? 2 : 1
+        while m >= 10 { m /= 10; count += 1 }
+        return count
     }
 
-    /// The points as whole numbers of 0.1 mm, or nil when one of them is off that grid.
-    static func grid(_ points: [RoomPoint]) -> [(Int, Int, Int)]? {
-        var out: [(Int, Int, Int)] = []
-        out.reserveCapacity(points.count)
+    /// A whole number as decimal text.
+    static func append(_ n: Int, to out: inout [UInt8]) {
+        if n < 0 { out.append(UInt8(ascii: "-")) }
+        var m = n.magnitude
+        let start = out.count
+        repeat {
+            out.append(UInt8(ascii: "0") + UInt8(m % 10))
+            m /= 10
+        } while m > 0
+        out[start...].reverse()
+    }
+
+    /// The points in whole numbers of 0.1 mm (x, y, z after each other) into `units`; false when
+    /// one of them is off that grid.
+    static func grid(_ points: [RoomPoint], into units: inout [Int]) -> Bool {
+        units.removeAll(keepingCapacity: true)
         for p in points {
-            guard let x = units(p.x), let y = units(p.y), let z = units(p.z) else { return nil }
-            out.append((x, y, z))
+            guard let x = Self.units(p.x), let y = Self.units(p.y), let z = Self.units(p.z) else { return false }
+            units.append(x); units.append(y); units.append(z)
         }
-        return out
+        return true
     }
 
     private static func units(_ v: Double) -> Int? {

@@ -497,6 +497,9 @@ public actor RoomHost {
         if let loaded = rooms[id] { return loaded }  // loaded by another call while this one waited
         let room = Loaded(settings: settings, state: state, sinceSnapshot: tail, weightSinceSnapshot: weight, committed: state.sequence)
         rooms[id] = room
+        // Loaded for a read over HTTP (its state, its log), it leaves memory again once idle, as it
+        // does when its last subscriber leaves: reading many rooms must not keep them all here.
+        unloadLater(id)
         return room
     }
 
