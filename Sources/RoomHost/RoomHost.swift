@@ -67,12 +67,10 @@ public actor RoomHost {
     /// This host among the servers on one store: its own notices come back to it and are skipped.
     public nonisolated let instance = UUID().uuidString.prefix(12).lowercased()
 
-    /// Called with a room's points when it leaves memory (nobody watched it for `idleUnload`): the
-    /// server gives freed memory back to the system after a big one.
+    /// Told a room's points when it leaves memory: the server gives memory back after a big one.
     private let unloaded: @Sendable (_ points: Int) -> Void
 
-    public init(store: any RoomLogStore, snapshotInterval: Int = 500, historyOperations: Int = 100_000,
-                unloaded: @escaping @Sendable (_ points: Int) -> Void = { _ in }) {
+    public init(store: any RoomLogStore, snapshotInterval: Int = 500, historyOperations: Int = 100_000, unloaded: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.store = store
         self.unloaded = unloaded
         self.snapshotInterval = max(1, snapshotInterval)
@@ -314,7 +312,8 @@ public actor RoomHost {
     /// A live view of the room: its state now, and its accepted operations from then on, in order,
     /// until the stream is dropped. With `after` (at most the state's sequence), also the stored
     /// operations after it (`backlog`): a client that reconnects gets no gap and no duplicate.
-    /// Taken under the room's lock, so no operation falls between the state and the stream.
+    /// Taken under the room's lock, so no operation falls between the state and the stream. More
+    /// than `longestBacklog` behind, no backlog: the log is not read (under the lock) for nothing.
     public func subscribe(to id: String, for actor: Actor, after: UInt64? = nil, longestBacklog: UInt64 = .max) async throws -> RoomSubscription {
         await acquire(id)
         defer { release(id) }
@@ -322,8 +321,6 @@ public actor RoomHost {
         guard settings.mayRead(actor) else { throw RoomError(.forbidden, "you are not a member of room \(id)") }
         let upTo = try await load(id).state.sequence
         var backlog: [LoggedOperation] = []
-        // Further behind than `longestBacklog`: no backlog (the caller sends the whole state), and
-        // the log is not read, under the room's lock, for nothing.
         if let after, after < upTo, upTo - after <= longestBacklog {
             backlog = try await logged(in: id, after: after).filter { $0.sequence <= upTo }
         }
@@ -481,10 +478,9 @@ public actor RoomHost {
 
     private func unloadIfIdle(_ id: String) {
         rooms[id]?.unloadPending = false
-        if let room = rooms[id], room.isIdle, !busy.contains(id) {
-            rooms[id] = nil
-            unloaded(room.state.totalPoints)
-        }
+        guard let room = rooms[id], room.isIdle, !busy.contains(id) else { return }
+        rooms[id] = nil
+        unloaded(room.state.totalPoints)
     }
 
     // MARK: Loading
@@ -497,9 +493,7 @@ public actor RoomHost {
         if let loaded = rooms[id] { return loaded }  // loaded by another call while this one waited
         let room = Loaded(settings: settings, state: state, sinceSnapshot: tail, weightSinceSnapshot: weight, committed: state.sequence)
         rooms[id] = room
-        // Loaded for a read over HTTP (its state, its log), it leaves memory again once idle, as it
-        // does when its last subscriber leaves: reading many rooms must not keep them all here.
-        unloadLater(id)
+        unloadLater(id)  // loaded for a read (HTTP), it too leaves memory once idle
         return room
     }
 

@@ -4,7 +4,7 @@ extension LoggedOperation {
     /// The JSON the log stores: what `encoder` (sorted keys) writes, to the byte. The operations a
     /// pen sends (add-stroke, extend-stroke: thousands a second in a class) are written by hand,
     /// as the encoder took a tenth of a busy server's time; the rest, and any text the encoder
-    /// would escape, go through it.
+    /// would escape, go through it. Points are finite: the room refuses others before logging.
     public func storedJSON(_ encoder: JSONEncoder) throws -> String {
         guard Self.plain(author), Self.plain(clientOpID) else { return String(decoding: try encoder.encode(self), as: UTF8.self) }
         switch operation {
