@@ -7,8 +7,9 @@ import SketchRooms
 /// joining together (thirty phones opening the room one after another) costs one writing and one
 /// compression of it, not thirty. A joiner of a room that moved on since is sent the kept
 /// deflated snapshot and the operations after it (`LiveRoomSocket.longestTail`), so a room being
-/// drawn in is not compressed again for every joiner. At most `limitBytes` in all; a room's entry
-/// is replaced by a newer one.
+/// drawn in is not compressed again for every joiner. At most `limitBytes` in all (other rooms'
+/// entries go first); a room's forms are replaced by newer ones. Joiners arriving at once while
+/// none is kept each write one (no single flight yet).
 final class CompactSnapshotCache: Sendable {
     /// A compact snapshot compressed once (raw DEFLATE, RFC 1951: what the browser's
     /// `DecompressionStream('deflate-raw')` reads), sent as a binary frame.
@@ -19,11 +20,12 @@ final class CompactSnapshotCache: Sendable {
         var textBytes: Int
     }
 
+    /// A room's two forms, each of its own sequence: a joiner asking for the text must not take
+    /// away the deflated one that the next joiners would be sent.
     private struct Entry {
-        var sequence: UInt64
-        var text: String
+        var text: (sequence: UInt64, text: String)?
         var deflated: Deflated?
-        var bytes: Int { text.utf8.count + (deflated?.bytes.readableBytes ?? 0) }
+        var bytes: Int { (text?.text.utf8.count ?? 0) + (deflated?.bytes.readableBytes ?? 0) }
     }
 
     let limitBytes: Int
@@ -33,9 +35,11 @@ final class CompactSnapshotCache: Sendable {
 
     /// The room's compact snapshot at the state's sequence, written now or kept from before.
     func text(for room: String, _ state: RoomState) throws -> String {
-        if let kept = entries.withLockedValue({ $0[room] }), kept.sequence == state.sequence { return kept.text }
+        if let kept = entries.withLockedValue({ $0[room]?.text }), kept.sequence == state.sequence { return kept.text }
         let text = try CompactSnapshot.text(state)
-        keep(Entry(sequence: state.sequence, text: text, deflated: nil), for: room)
+        keep(room) { entry in
+            if (entry.text?.sequence ?? 0) <= state.sequence { entry.text = (state.sequence, text) }
+        }
         return text
     }
 
@@ -47,20 +51,31 @@ final class CompactSnapshotCache: Sendable {
     /// The room's compact snapshot at the state's sequence, deflated now or kept from before.
     func deflated(for room: String, _ state: RoomState) throws -> Deflated {
         let kept = entries.withLockedValue { $0[room] }
-        if let kept, kept.sequence == state.sequence, let deflated = kept.deflated { return deflated }
-        let text = try kept.flatMap { $0.sequence == state.sequence ? $0.text : nil } ?? CompactSnapshot.text(state)
+        if let deflated = kept?.deflated, deflated.sequence == state.sequence { return deflated }
+        let text = try kept?.text.flatMap { $0.sequence == state.sequence ? $0.text : nil } ?? CompactSnapshot.text(state)
         var plain = ByteBuffer(string: text)
         let deflated = Deflated(sequence: state.sequence, bytes: try plain.compress(with: .deflate()), textBytes: text.utf8.count)
-        keep(Entry(sequence: state.sequence, text: text, deflated: deflated), for: room)
+        keep(room) { entry in
+            // Two joiners may write at once: the newer state stays.
+            if (entry.deflated?.sequence ?? 0) <= state.sequence { entry.deflated = deflated }
+        }
         return deflated
     }
 
-    private func keep(_ entry: Entry, for room: String) {
+    /// Changes the room's entry; past `limitBytes` in all, other rooms' entries go (this one stays).
+    private func keep(_ room: String, _ change: (inout Entry) -> Void) {
         entries.withLockedValue { entries in
-            // Two joiners may write at once: the newer state stays.
-            if let kept = entries[room], kept.sequence > entry.sequence { return }
+            var entry = entries[room] ?? Entry()
+            change(&entry)
             entries[room] = entry
-            if entries.values.reduce(0, { $0 + $1.bytes }) > limitBytes { entries = [room: entry] }
+            var total = entries.values.reduce(0) { $0 + $1.bytes }
+            for other in entries.keys where other != room && total > limitBytes {
+                total -= entries[other]?.bytes ?? 0
+                entries[other] = nil
+            }
         }
     }
+
+    /// The bytes kept in all (for tests).
+    var keptBytes: Int { entries.withLockedValue { $0.values.reduce(0) { $0 + $1.bytes } } }
 }

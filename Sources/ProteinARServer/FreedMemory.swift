@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import NIOConcurrencyHelpers
 
 /// Gives memory that the server has freed back to the system.
 ///
@@ -11,6 +12,19 @@ import Glibc
 /// return memory themselves, simply skip it.
 enum FreedMemory {
     private typealias Trim = @convention(c) (Int) -> Int32
+
+    private static let pending = NIOLockedValueBox(false)
+
+    /// `giveBack` soon, off the caller's thread, once for however many ask meanwhile (rooms
+    /// leaving memory together).
+    static func giveBackSoon() {
+        guard pending.withLockedValue({ p in defer { p = true }; return !p }) else { return }
+        Task.detached(priority: .background) {
+            try? await Task.sleep(for: .seconds(1))
+            pending.withLockedValue { $0 = false }
+            giveBack()
+        }
+    }
 
     static func giveBack() {
         #if canImport(Glibc)

@@ -121,7 +121,7 @@ public enum ProteinARServer {
         // A room of 100,000 points or more held some 10 MB in many small blocks, which glibc keeps
         // unless asked: give them back when it leaves memory.
         let host = RoomHost(store: store, historyOperations: configuration.roomHistoryOperations,
-                            unloaded: { points in if points >= 100_000 { Task.detached(priority: .background) { FreedMemory.giveBack() } } })
+                            unloaded: { points in if points >= 100_000 { FreedMemory.giveBackSoon() } })
         accounts.register(on: router.group("api"))
         RoomRoutes(service: service, host: host, accounts: accounts, limits: limits, fairShare: fairShare).register(on: router.group("api"))
         let sockets = Router(context: SocketContext.self)

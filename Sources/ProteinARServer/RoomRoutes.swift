@@ -88,9 +88,14 @@ struct RoomRoutes: Sendable {
         let id = try context.parameters.require("room")
         let actor = try await accounts.identify(request).actor ?? Self.anonymous
         let settings = try await call { try await host.settings(of: id) }
+        // `state=none`: the room without its content, for a page that gets the content from the
+        // live socket (compressed once there); writing a big room's state here is the costly part.
+        let query = request.uri.queryParameters.get("state")
+        guard query == nil || query == "none" else { throw APIError(.badRequest, "state '\(query?.prefix(20) ?? "")': expected none") }
         let state = try await call { try await host.snapshot(of: id, for: actor) }
-        struct Detail: Encodable { var room: RoomJSON; var state: RoomStateJSON }
-        return try Responses.encoded(Detail(room: await accounts.rooms.summary(settings, for: actor, state: state), state: RoomStateJSON(state)))
+        struct Detail: Encodable { var room: RoomJSON; var state: RoomStateJSON? }
+        return try Responses.encoded(Detail(room: await accounts.rooms.summary(settings, for: actor, state: state),
+                                            state: query == "none" ? nil : RoomStateJSON(state)))
     }
 
     struct Change: Decodable {

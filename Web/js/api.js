@@ -259,6 +259,8 @@ export const listRooms = () => request('GET', '/api/rooms');
 export const createRoom = (settings) => request('POST', '/api/rooms', settings);
 /** {room, state}: a room as this browser may see it, and its content now. */
 export const room = (id) => request('GET', roomPath(id));
+/** {room}: a room without its content (`state=none`): the room screen gets that from the live socket. */
+export const roomSummary = (id) => request('GET', `${roomPath(id)}?state=none`);
 export const updateRoom = (id, changes) => request('PATCH', roomPath(id), changes);
 export const addRoomMember = (id, email) => request('POST', `${roomPath(id)}/members`, { email });
 export const roomOperations = (id, after = 0) => request('GET', `${roomPath(id)}/operations?${new URLSearchParams({ after })}`);

@@ -15,8 +15,8 @@ const SEND_PER_SECOND = 40;
 const SEND_BURST = 80;
 const RATE_LIMITED_RETRY_MS = 1000;
 // Whether this browser inflates raw DEFLATE itself (DecompressionStream 'deflate-raw': Chrome 103,
-// Safari 16.4, Firefox 113): then a whole room comes compressed once by the server, not once per
-// joiner, which makes a late joiner live sooner in a big room.
+// Safari 16.4, Firefox 113): then a whole room comes compressed once by the server for every
+// joiner (permessage-deflate only passes over it), which makes a late joiner live sooner.
 const INFLATES = (() => {
   try { return typeof DecompressionStream === 'function' && !!new DecompressionStream('deflate-raw'); } catch { return false; }
 })();
@@ -280,7 +280,11 @@ export class RoomSync extends EventTarget {
     if (!welcome) return;
     this._frameAwaited = null;
     this._held = [];
-    inflateSnapshot(data).then((snapshot) => {
+    inflateSnapshot(data).catch((error) => {
+      // Not inflated (a browser that claims the stream and fails it): the compact text next time.
+      this._inflateFailed = true;
+      throw error;
+    }).then((snapshot) => {
       if (this._socket !== socket) return;
       if (snapshot.sequence !== welcome.snapshotFrame.sequence) throw new Error('the snapshot is not the one announced');
       this._whole(snapshot);
@@ -289,9 +293,7 @@ export class RoomSync extends EventTarget {
       this._held = null;
       for (const later of held) this._arrive(socket, later);
     }).catch(() => {
-      // Not inflated (a browser that claims the stream and fails it): the compact text next time.
       if (this._socket !== socket) return;
-      this._inflateFailed = true;
       this._held = null;
       socket.close(4002, 'snapshot');
     });
@@ -420,6 +422,8 @@ export class RoomSync extends EventTarget {
   }
 
   _error(message) {
+    // A server from before `snapshot=deflated` refuses the socket as malformed: compact next time.
+    if (!this._welcomed && message.code === 'malformed' && this._socket?.url.includes('snapshot=deflated')) this._inflateFailed = true;
     const item = message.clientOpID ? this._pending.get(message.clientOpID) : null;
     if (item && message.code === 'rate-limited') {
       // Refused for pace only: the same operation, same id, a moment later.

@@ -82,7 +82,7 @@ export function setupRoomScreen(app) {
     if (roomID !== id) return;
     let answer;
     try {
-      answer = await api.room(id);
+      answer = await api.roomSummary(id);
     } catch (error) {
       if (roomID !== id) return;
       const why = error.status === 404 ? 'There is no such room: check the link.'
@@ -95,7 +95,7 @@ export function setupRoomScreen(app) {
     if (roomID !== id) return;
     showRoom(answer.room);
     const account = api.currentAccount();
-    sync = new RoomSync(id, { guest: account ? null : api.guestKey(), snapshot: answer.state });
+    sync = new RoomSync(id, { guest: account ? null : api.guestKey() });  // the content comes from the socket
     window.__proteinarRoom = { get state() { return sync?.state; }, get sync() { return sync; }, get you() { return you; }, get room() { return room; }, get viewer() { return viewer; }, local,
       drawn, history, get shown() { return sync && content(); } };
     sync.addEventListener('status', () => { showStatus(); checkStillThere(); });
@@ -119,7 +119,7 @@ export function setupRoomScreen(app) {
     if (!s || s.status !== 'reconnecting' || s.lastClose?.welcomed !== false || s.attempts < 3 || checking) return;
     checking = true;
     try {
-      await api.room(s.roomID);
+      await api.roomSummary(s.roomID);
     } catch (error) {
       if (s === sync && [401, 403, 404].includes(error.status)) {
         s.fail(error.status === 404 ? 'This room no longer exists.' : `You can no longer enter this room: ${error.message}`);

@@ -130,9 +130,9 @@ async def measure(server, room, token, runs):
     return out, reference
 
 
-# The web app's own client (room-sync.js's RoomSync, as the room screen uses it), timed in the
-# page from `connect()` until it is live with the state at the welcome's sequence, whichever form
-# the snapshot came in. Each run joins as a new guest; the first run is reported apart (it may write
+# The web app's own client as the room screen opens a room (the room's summary over HTTP, then
+# room-sync.js's RoomSync), timed in the page until it is live with the state at the welcome's
+# sequence, whichever form the snapshot came in. Each run joins as a new guest; the first run is reported apart (it may write
 # and compress the snapshot, later ones find it kept).
 BROWSER_JOIN = r"""
 const [roomID, guestBase, runs, done] = arguments;
@@ -142,6 +142,10 @@ const [roomID, guestBase, runs, done] = arguments;
   let strokes = 0, points = 0, form = '';
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
+    // As the room screen opens a room: its summary over HTTP, then the live socket.
+    const summary = await fetch(`/api/rooms/${roomID}?state=none`);
+    if (!summary.ok) throw new Error(`GET the room: HTTP ${summary.status}`);
+    await summary.json();
     const sync = new RoomSync(roomID, { guest: guestBase + i });
     await new Promise((resolve, reject) => {
       // Live: welcomed, and the state at the welcome's sequence (a kept snapshot's operations since applied).
