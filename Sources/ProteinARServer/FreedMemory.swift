@@ -15,8 +15,9 @@ enum FreedMemory {
 
     private static let pending = NIOLockedValueBox(false)
 
-    /// `giveBack` soon, off the caller's thread, once for however many ask meanwhile (rooms
-    /// leaving memory together).
+    /// `giveBack` a second from now, off the caller's thread (once the rooms and tasks that held
+    /// the memory have let go too), once for however many ask meanwhile: a crowd of connections
+    /// leaving (`ConnectionCounter`), rooms leaving memory together.
     static func giveBackSoon() {
         guard pending.withLockedValue({ p in defer { p = true }; return !p }) else { return }
         Task.detached(priority: .background) {
@@ -26,7 +27,7 @@ enum FreedMemory {
         }
     }
 
-    static func giveBack() {
+    private static func giveBack() {
         #if canImport(Glibc)
         // A null handle is RTLD_DEFAULT: the symbol as the process already links it.
         guard let symbol = dlsym(nil, "malloc_trim") else { return }

@@ -21,7 +21,7 @@ public struct EdgeLimits: Sendable {
 /// Open connections, in all and per client address, shared by every connection's `EdgeHandler`.
 final class ConnectionCounter: Sendable {
     /// `peak` is the most open since memory was last given back (see `release`).
-    private let counts = NIOLockedValueBox((total: 0, peak: 0, perAddress: [String: Int](), givingBack: false))
+    private let counts = NIOLockedValueBox((total: 0, peak: 0, perAddress: [String: Int]()))
     /// Connections refused at the edge, until their channel's handling is skipped.
     private let refused = NIOLockedValueBox(Set<ObjectIdentifier>())
     let limits: EdgeLimits
@@ -49,16 +49,11 @@ final class ConnectionCounter: Sendable {
         let crowdLeft = counts.withLockedValue { c in
             c.total -= 1
             c.perAddress[address] = c.perAddress[address].flatMap { $0 > 1 ? $0 - 1 : nil }
-            guard !c.givingBack, c.peak - c.total >= 256, c.total <= c.peak / 2 else { return false }
-            c.givingBack = true
+            guard c.peak - c.total >= 256, c.total <= c.peak / 2 else { return false }
+            c.peak = c.total
             return true
         }
-        guard crowdLeft else { return }
-        Task.detached(priority: .background) { [counts] in
-            try? await Task.sleep(for: .seconds(1))
-            FreedMemory.giveBack()
-            counts.withLockedValue { c in c.peak = c.total; c.givingBack = false }
-        }
+        if crowdLeft { FreedMemory.giveBackSoon() }
     }
 
     var open: Int { counts.withLockedValue { $0.total } }

@@ -13,7 +13,7 @@ import { RoomAR, setupRoomInput } from './room-input.js';
 import { setupRoomPlace } from './room-place.js';
 import { setupRoomHistory } from './room-history.js';
 import { PeerMarkers, peerColor } from './peer-markers.js';
-import { findResidue, moleculeAtoms, residuePoint } from './residue-pins.js';
+import { setupRoomNotes } from './room-notes.js';
 import { floorMesh, strokeBounds, strokeMesh } from './strokes.js';
 
 // An empty room's space: a floor ring of 20 cm and room above it, about what a molecule takes.
@@ -43,10 +43,9 @@ export function setupRoomScreen(app) {
   let lastView = '';
   const place = setupRoomPlace(app, { roomID: () => roomID, saved: (updated) => showRoom({ ...updated, role: room?.role ?? updated.role }) });
   let moleculeFrame = null;    // the shown molecule's id, style, GLB box and placement: for residue pins
-  const residueMarks = new Map();  // note id -> where its residue is (room metres)
   // Looking back (room-history.js): the view shows a past state and drawing waits; the socket stays live.
   const history = setupRoomHistory(app, { roomID: () => roomID, liveSequence: () => sync?.state.sequence ?? 0,
-    show: () => { if (sync) { showNotes(); showMolecule(); queueRender(); } }, modeChanged: historyModeChanged });
+    show: () => { if (sync) { notes.show(); showMolecule(); queueRender(); } }, modeChanged: historyModeChanged });
   /** What the view shows: the live room, or the past state the history slider is on. */
   const content = () => history.state ?? sync.state;
   // The others where they stand, looking where they look (peer-markers.js), drawn with the strokes.
@@ -64,7 +63,7 @@ export function setupRoomScreen(app) {
     }
     viewer.setSceneBounds(EMPTY_ROOM);
     floor = viewer.uploadOverlay(floorMesh(0.2));
-    canvas.addEventListener('viewer-frame', () => { placeNoteLabels(); shareView(); });
+    canvas.addEventListener('viewer-frame', () => { notes.placeLabels(); shareView(); });
     return viewer;
   }
 
@@ -145,7 +144,7 @@ export function setupRoomScreen(app) {
     viewer?.setModel(null);
     viewer?.setExtras(floor ? [floor] : []);
     $('room-notes-layer').replaceChildren();
-    residueMarks.clear();
+    notes.residueMarks.clear();
     moleculeFrame = null;
     $('room-hint').hidden = true;
     $('room-notes').replaceChildren();
@@ -185,6 +184,8 @@ export function setupRoomScreen(app) {
     get viewer() { return viewer; },
   });
   const { updateTools } = input;
+  const notes = setupRoomNotes(app, { canvas, viewer: () => viewer, sync: () => sync, content, moleculeFrame: () => moleculeFrame,
+    mayRemove: (note) => mayDraw() && (isMine(note.author) || role() === 'owner'), authorName, queueRender });
 
   // ---- Status line ----
   function setStatus(state, text) {
@@ -240,7 +241,7 @@ export function setupRoomScreen(app) {
       settleLocal();
       queueRender();
     }
-    if (what === 'all' || what === 'notes') showNotes();
+    if (what === 'all' || what === 'notes') notes.show();
     if (what === 'all' || what === 'molecule') showMolecule();
     updateTools();
   }
@@ -268,7 +269,7 @@ export function setupRoomScreen(app) {
     if (!history.state) for (const [id, stroke] of local) if (!stroke.removed) shown.set(id, stroke);
     // Residue notes' balls go with the strokes (a dot each): in the 3D view, where the molecule
     // hides them when it is in front, and on the table in AR.
-    for (const [id, point] of residueMarks) shown.set(`note:${id}`, { points: [point], ...RESIDUE_MARK });
+    for (const [id, point] of notes.residueMarks) shown.set(`note:${id}`, { points: [point], ...RESIDUE_MARK });
     for (const [id, entry] of drawn) {
       if (!shown.has(id)) {
         viewer.releaseOverlay(entry.upload);
@@ -288,8 +289,8 @@ export function setupRoomScreen(app) {
     viewer.setExtras(floor && !viewer.model ? [floor, ...uploads] : uploads, strokeBounds([...shown.values(), ...peerMarkers.extents]), peerMarkers.uploads);
     // For tests and for anyone inspecting the page: what the view holds.
     stage.dataset.strokes = String(sync.state.strokes.size);
-    stage.dataset.shown = String(shown.size - residueMarks.size);
-    stage.dataset.residueMarks = String(residueMarks.size);
+    stage.dataset.shown = String(shown.size - notes.residueMarks.size);
+    stage.dataset.residueMarks = String(notes.residueMarks.size);
   }
 
   async function showMolecule() {
@@ -298,10 +299,10 @@ export function setupRoomScreen(app) {
     if (key === moleculeKey || !viewer) return;
     moleculeKey = key;
     moleculeFrame = null;
-    residueMarks.clear();
+    notes.residueMarks.clear();
     if (!placement) {
       viewer.setModel(null);
-      showNotes();
+      notes.show();
       queueRender();
       return;
     }
@@ -317,7 +318,7 @@ export function setupRoomScreen(app) {
       const matrix = new Float32Array(placement.transform?.length === 16 ? placement.transform : mat4.create());
       viewer.setModel(combineModels([{ model, matrix }]));
       moleculeFrame = { id: placement.moleculeID, style: placement.style || 'cartoon', bounds: model.bounds, matrix };
-      showNotes();
+      notes.show();
       queueRender();
       app.onSubjectChange();
     } catch (error) {
@@ -336,79 +337,6 @@ export function setupRoomScreen(app) {
     }
     say(`Not done: ${detail.message ?? detail.code}`, { error: true });
     showStatus();
-  }
-
-  // ---- Notes ----
-  // Notes are the others' words: always shown as text (textContent), never as markup.
-  function showNotes() {
-    const list = $('room-notes');
-    const layer = $('room-notes-layer');
-    const notes = [...content().notes.values()];
-    list.replaceChildren(...notes.map((note) => {
-      const item = el('li', { 'data-note': note.id });
-      const text = el('span', { class: 'note-text' });
-      text.textContent = note.text;
-      item.append(text);
-      const by = authorName(note.author);
-      if (by) item.append(el('span', { class: 'meta' }, ` by ${by}`));
-      if (note.anchor && !note.anchor.point) item.append(el('span', { class: 'meta' }, ` at ${note.anchor.chain} ${note.anchor.residue}`));
-      if (mayDraw() && (isMine(note.author) || role() === 'owner')) {
-        item.append(el('button', { type: 'button', class: 'small', 'aria-label': `Remove the note “${note.text.slice(0, 40)}”`,
-          onclick: () => sync?.send({ type: 'remove-note', id: note.id }) }, 'Remove'));
-      }
-      return item;
-    }));
-    if (notes.length === 0) list.append(el('li', { class: 'empty-note' }, 'No notes yet. Add one with Note.'));
-    layer.replaceChildren(...notes.filter((n) => n.anchor?.point).map((note) => {
-      const pin = el('div', { class: 'note-pin', 'data-note': note.id });
-      pin.textContent = note.text;
-      pin.anchor = note.anchor.point;
-      return pin;
-    }));
-    for (const id of residueMarks.keys()) if (!content().notes.has(id)) residueMarks.delete(id);
-    for (const note of notes) if (note.anchor && !note.anchor.point) pinResidue(note);
-    placeNoteLabels();
-    queueRender();
-  }
-
-  // A residue note's label and ball, once the residue is found in the molecule's file (and the
-  // molecule is shown: the ball goes where the model is). Not found, the note stays in the list.
-  async function pinResidue(note) {
-    const frame = moleculeFrame;
-    if (!frame || !sync) return;
-    const { chain, residue: number } = note.anchor;
-    let point;
-    try {
-      const atoms = await moleculeAtoms(frame.id);
-      const residue = findResidue(atoms, { chain, number });
-      if (!residue) return;
-      point = residuePoint(atoms, residue, frame.bounds, frame.matrix, frame.style);
-    } catch {
-      return;  // the list still says "at A 45"
-    }
-    if (frame !== moleculeFrame || !sync || !content().notes.has(note.id)) return;
-    residueMarks.set(note.id, point);
-    const layer = $('room-notes-layer');
-    layer.querySelector(`[data-note="${CSS.escape(note.id)}"]`)?.remove();
-    const pin = el('div', { class: 'note-pin residue-pin', 'data-note': note.id, 'data-residue': `${chain}:${number}`, 'data-point': point.join(' ') });
-    pin.textContent = `${chain}:${number} · ${note.text}`;
-    pin.anchor = point;
-    layer.append(pin);
-    placeNoteLabels();
-    queueRender();
-  }
-
-  function placeNoteLabels() {
-    if (!viewer) return;
-    const width = canvas.clientWidth;
-    for (const pin of $('room-notes-layer').children) {
-      const at = viewer.project(pin.anchor);
-      pin.hidden = !at.inFront;
-      // In the right part of the view the label reads leftwards from its point, so it is not cut off.
-      const flip = at.x > width * 0.55;
-      pin.classList.toggle('flip', flip);
-      pin.style.transform = `translate(${at.x.toFixed(1)}px, ${at.y.toFixed(1)}px)${flip ? ' translateX(-100%)' : ''}`;
-    }
   }
 
   function authorName(author) {
@@ -450,7 +378,7 @@ export function setupRoomScreen(app) {
     }
     stage.dataset.history = history.active ? 'true' : 'false';
     updateTools();
-    if (sync) showNotes();
+    if (sync) notes.show();
     showStatus();
   }
 
