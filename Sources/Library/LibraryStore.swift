@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where the library lives: SQLite on one machine (the default), PostgreSQL when several servers
 /// share one library. Both keep the same tables, and every write that belongs together (a molecule
 /// and its file) is one transaction, so a process killed half-way leaves no half-written record.
@@ -18,7 +20,18 @@ public protocol LibraryStore: RoomLogStore, AccountStore {
     func remove(id: String) async throws -> Bool
     /// Marks the molecule as just viewed.
     func touch(id: String) async throws
+    /// How many molecules the library holds (archive-cache entries not counted).
     func count() async throws -> Int
+
+    /// Moves an archive-cache entry into the library (kept for good); false when there is no such molecule.
+    func moveIntoLibrary(id: String) async throws -> Bool
+    /// Notes that the archive confirmed the molecule's file at `date`.
+    func markChecked(id: String, at date: Date) async throws
+    /// The archive cache's entries and bytes.
+    func archiveCacheSize() async throws -> ArchiveCacheSize
+    /// Removes archive-cache entries, least recently viewed first, until their files take at most
+    /// `limitBytes`; library molecules are never touched. Returns the ids removed.
+    func evictArchiveCache(limitBytes: Int) async throws -> [String]
 
     /// Adds the molecule to the account's own list ("My molecules"); nothing when it is there already.
     func keep(moleculeID: String, accountID: String) async throws

@@ -29,17 +29,28 @@ public struct MoleculeRecord: Codable, Sendable, Equatable {
     /// The account that uploaded the file or saved the design (it may delete it); nil for starter
     /// molecules, archive entries and anonymous additions to an open library.
     public var ownerID: String?
+    /// False for an entry of the archive cache: an RCSB or AlphaFold DB entry someone opened, kept
+    /// while there is room (least recently viewed out first) and not listed with the library.
+    public var inLibrary: Bool
+    /// When the archive last confirmed the file (an archive-cache entry is checked again after an
+    /// age); nil: when it was added.
+    public var checkedAt: Date?
 
     public init(id: String, source: String, title: String, description: String? = nil, method: String? = nil,
                 resolution: Double? = nil, organism: String? = nil, atoms: Int, residues: Int, chains: Int,
                 format: String, fileHash: String, fileSize: Int, summaryJSON: String,
-                addedAt: Date = Date(), lastViewedAt: Date? = nil, ownerID: String? = nil) {
+                addedAt: Date = Date(), lastViewedAt: Date? = nil, ownerID: String? = nil,
+                inLibrary: Bool = true, checkedAt: Date? = nil) {
         self.id = id; self.source = source; self.title = title; self.description = description
         self.method = method; self.resolution = resolution; self.organism = organism
         self.atoms = atoms; self.residues = residues; self.chains = chains; self.format = format
         self.fileHash = fileHash; self.fileSize = fileSize; self.summaryJSON = summaryJSON
         self.addedAt = addedAt; self.lastViewedAt = lastViewedAt; self.ownerID = ownerID
+        self.inLibrary = inLibrary; self.checkedAt = checkedAt
     }
+
+    /// When the file was last known to match the archive's.
+    public var confirmedAt: Date { checkedAt ?? addedAt }
 }
 
 /// Which molecules a list shows.
@@ -49,6 +60,8 @@ public struct MoleculeQuery: Sendable, Equatable {
     public var source: String?
     /// Only the molecules this account keeps ("My molecules").
     public var keptBy: String?
+    /// Library molecules (true, the default), archive-cache entries (false) or both (nil).
+    public var inLibrary: Bool? = true
     public var offset = 0
     public var limit = 50
     public var order: Order = .recent
@@ -70,6 +83,13 @@ public struct MoleculePage: Sendable, Equatable {
     public var total: Int
     public var molecules: [MoleculeRecord]
     public init(total: Int, molecules: [MoleculeRecord]) { self.total = total; self.molecules = molecules }
+}
+
+/// What the archive cache holds: entries and the bytes of their original files (uncompressed).
+public struct ArchiveCacheSize: Sendable, Equatable {
+    public var entries: Int
+    public var bytes: Int
+    public init(entries: Int, bytes: Int) { self.entries = entries; self.bytes = bytes }
 }
 
 /// A derived file (a model, a thumbnail) as cached.

@@ -115,6 +115,10 @@ public final class PostgresLibraryStore: LibraryStore {
                     account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE, molecule_id TEXT NOT NULL,
                     kept_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (account_id, molecule_id))
                 """,
+                // The archive cache (see the SQLite store's v6).
+                "ALTER TABLE molecules ADD COLUMN IF NOT EXISTS in_library BOOLEAN NOT NULL DEFAULT TRUE",
+                "ALTER TABLE molecules ADD COLUMN IF NOT EXISTS checked_at DOUBLE PRECISION",
+                "CREATE INDEX IF NOT EXISTS molecules_archive_cache ON molecules(in_library, last_viewed_at)",
             ] {
                 try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
@@ -123,7 +127,7 @@ public final class PostgresLibraryStore: LibraryStore {
 
     private static let columns = """
         id, source, title, description, method, resolution, organism, atoms, residues, chains, format, \
-        file_hash, file_size, summary, added_at, last_viewed_at, owner_id
+        file_hash, file_size, summary, added_at, last_viewed_at, owner_id, in_library, checked_at
         """
 
     public func molecules(_ query: MoleculeQuery) async throws -> MoleculePage {
@@ -143,6 +147,10 @@ public final class PostgresLibraryStore: LibraryStore {
         if let account = query.keptBy {
             binds.append(account)
             conditions.append("id IN (SELECT molecule_id FROM kept_molecules WHERE account_id = $\(binds.count))")
+        }
+        if let inLibrary = query.inLibrary {
+            binds.append(inLibrary)
+            conditions.append("in_library = $\(binds.count)")
         }
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         var total = 0
@@ -182,10 +190,11 @@ public final class PostgresLibraryStore: LibraryStore {
             try await db.query("DELETE FROM molecules WHERE id = \(r.id)", logger: logger)
             try await db.query("""
                 INSERT INTO molecules (id, source, title, description, method, resolution, organism, atoms, residues,
-                    chains, format, file_hash, file_size, summary, added_at, last_viewed_at, owner_id)
+                    chains, format, file_hash, file_size, summary, added_at, last_viewed_at, owner_id, in_library, checked_at)
                 VALUES (\(r.id), \(r.source), \(r.title), \(r.description), \(r.method), \(r.resolution), \(r.organism),
                     \(r.atoms), \(r.residues), \(r.chains), \(r.format), \(r.fileHash), \(r.fileSize), \(r.summaryJSON),
-                    \(r.addedAt.timeIntervalSince1970), \(r.lastViewedAt?.timeIntervalSince1970), \(r.ownerID))
+                    \(r.addedAt.timeIntervalSince1970), \(r.lastViewedAt?.timeIntervalSince1970), \(r.ownerID),
+                    \(r.inLibrary), \(r.checkedAt?.timeIntervalSince1970))
                 """, logger: logger)
             if let previous, previous != r.fileHash { try await Self.dropFileIfUnused(db, hash: previous, logger: logger) }
         }
@@ -217,8 +226,47 @@ public final class PostgresLibraryStore: LibraryStore {
     }
 
     public func count() async throws -> Int {
-        for try await n in try await client.query("SELECT COUNT(*) FROM molecules", logger: logger).decode(Int.self) { return n }
+        for try await n in try await client.query("SELECT COUNT(*) FROM molecules WHERE in_library", logger: logger).decode(Int.self) { return n }
         return 0
+    }
+
+    public func moveIntoLibrary(id: String) async throws -> Bool {
+        let rows = try await client.query("UPDATE molecules SET in_library = TRUE WHERE id = \(id) RETURNING id", logger: logger)
+        for try await _ in rows.decode(String.self) { return true }
+        return false
+    }
+
+    public func markChecked(id: String, at date: Date) async throws {
+        try await client.query("UPDATE molecules SET checked_at = \(date.timeIntervalSince1970) WHERE id = \(id)", logger: logger)
+    }
+
+    public func archiveCacheSize() async throws -> ArchiveCacheSize {
+        let rows = try await client.query("SELECT COUNT(*)::BIGINT, COALESCE(SUM(file_size), 0)::BIGINT FROM molecules WHERE NOT in_library",
+                                          logger: logger)
+        for try await (n, bytes) in rows.decode((Int, Int).self) { return ArchiveCacheSize(entries: n, bytes: bytes) }
+        return ArchiveCacheSize(entries: 0, bytes: 0)
+    }
+
+    public func evictArchiveCache(limitBytes: Int) async throws -> [String] {
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { db in
+            // Least recently viewed first out, beyond the bound (a running total in the database).
+            var removed: [(String, String)] = []
+            for try await pair in try await db.query("""
+                DELETE FROM molecules WHERE id IN (
+                    SELECT id FROM (SELECT id, SUM(file_size) OVER (ORDER BY COALESCE(last_viewed_at, added_at) DESC, id) AS kept
+                                    FROM molecules WHERE NOT in_library) t
+                    WHERE kept > \(limitBytes))
+                RETURNING id, file_hash
+                """, logger: logger).decode((String, String).self) {
+                removed.append(pair)
+            }
+            for (id, hash) in removed {
+                try await db.query("DELETE FROM kept_molecules WHERE molecule_id = \(id)", logger: logger)
+                try await Self.dropFileIfUnused(db, hash: hash, logger: logger)
+            }
+            return removed.map(\.0)
+        }
     }
 
     public func keep(moleculeID: String, accountID: String) async throws {
@@ -297,10 +345,11 @@ public final class PostgresLibraryStore: LibraryStore {
 
     private static func record(_ row: PostgresRow) throws -> MoleculeRecord {
         let all = try row.decode((String, String, String, String?, String?, Double?, String?, Int, Int, Int, String, String, Int, String, Double, Double?,
-                                  String?).self)
+                                  String?, Bool, Double?).self)
         return MoleculeRecord(id: all.0, source: all.1, title: all.2, description: all.3, method: all.4, resolution: all.5,
                               organism: all.6, atoms: all.7, residues: all.8, chains: all.9, format: all.10, fileHash: all.11,
                               fileSize: all.12, summaryJSON: all.13, addedAt: Date(timeIntervalSince1970: all.14),
-                              lastViewedAt: all.15.map(Date.init(timeIntervalSince1970:)), ownerID: all.16)
+                              lastViewedAt: all.15.map(Date.init(timeIntervalSince1970:)), ownerID: all.16,
+                              inLibrary: all.17, checkedAt: all.18.map(Date.init(timeIntervalSince1970:)))
     }
 }

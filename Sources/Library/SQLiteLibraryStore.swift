@@ -116,6 +116,15 @@ public final class SQLiteLibraryStore: LibraryStore {
                     snapshot TEXT NOT NULL)
                 """)
         }
+        migrator.registerMigration("v6-archive-cache") { db in
+            // Entries opened from the archives without adding them to the library: kept while
+            // there is room, least recently viewed out first, and checked again after an age.
+            try db.execute(sql: """
+                ALTER TABLE molecules ADD COLUMN in_library INTEGER NOT NULL DEFAULT 1;
+                ALTER TABLE molecules ADD COLUMN checked_at REAL;
+                CREATE INDEX molecules_archive_cache ON molecules(in_library, last_viewed_at);
+                """)
+        }
         try await Task.detached { try migrator.migrate(pool) }.value
     }
 
@@ -137,6 +146,10 @@ public final class SQLiteLibraryStore: LibraryStore {
             if let account = query.keptBy {
                 conditions.append("id IN (SELECT molecule_id FROM kept_molecules WHERE account_id = ?)")
                 _ = arguments.append(contentsOf: [account])
+            }
+            if let inLibrary = query.inLibrary {
+                conditions.append("in_library = ?")
+                _ = arguments.append(contentsOf: [inLibrary])
             }
             let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
             let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM molecules" + filter, arguments: arguments) ?? 0
@@ -162,11 +175,12 @@ public final class SQLiteLibraryStore: LibraryStore {
             try db.execute(sql: "DELETE FROM molecules WHERE id = ?", arguments: [r.id])
             try db.execute(sql: """
                 INSERT INTO molecules (id, source, title, description, method, resolution, organism, atoms, residues,
-                    chains, format, file_hash, file_size, summary, added_at, last_viewed_at, owner_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    chains, format, file_hash, file_size, summary, added_at, last_viewed_at, owner_id, in_library, checked_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [r.id, r.source, r.title, r.description, r.method, r.resolution, r.organism, r.atoms,
                                  r.residues, r.chains, r.format, r.fileHash, r.fileSize, r.summaryJSON,
-                                 r.addedAt.timeIntervalSince1970, r.lastViewedAt?.timeIntervalSince1970, r.ownerID])
+                                 r.addedAt.timeIntervalSince1970, r.lastViewedAt?.timeIntervalSince1970, r.ownerID,
+                                 r.inLibrary, r.checkedAt?.timeIntervalSince1970])
             if let previous, previous != r.fileHash { try Self.dropFileIfUnused(db, hash: previous) }
         }
     }
@@ -195,7 +209,48 @@ public final class SQLiteLibraryStore: LibraryStore {
     }
 
     public func count() async throws -> Int {
-        try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM molecules") ?? 0 }
+        try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM molecules WHERE in_library = 1") ?? 0 }
+    }
+
+    public func moveIntoLibrary(id: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE molecules SET in_library = 1 WHERE id = ?", arguments: [id])
+            return db.changesCount == 1
+        }
+    }
+
+    public func markChecked(id: String, at date: Date) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE molecules SET checked_at = ? WHERE id = ?", arguments: [date.timeIntervalSince1970, id])
+        }
+    }
+
+    public func archiveCacheSize() async throws -> ArchiveCacheSize {
+        try await pool.read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT COUNT(*) AS n, COALESCE(SUM(file_size), 0) AS bytes FROM molecules WHERE in_library = 0")
+            return ArchiveCacheSize(entries: row?["n"] ?? 0, bytes: row?["bytes"] ?? 0)
+        }
+    }
+
+    public func evictArchiveCache(limitBytes: Int) async throws -> [String] {
+        try await pool.write { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT id, file_size, file_hash FROM molecules WHERE in_library = 0
+                ORDER BY COALESCE(last_viewed_at, added_at) DESC, id
+                """)
+            var kept = 0
+            var removed: [String] = []
+            for row in rows {
+                kept += row["file_size"] as Int
+                guard kept > limitBytes else { continue }
+                let id: String = row["id"]
+                try db.execute(sql: "DELETE FROM molecules WHERE id = ?", arguments: [id])
+                try db.execute(sql: "DELETE FROM kept_molecules WHERE molecule_id = ?", arguments: [id])
+                try Self.dropFileIfUnused(db, hash: row["file_hash"])
+                removed.append(id)
+            }
+            return removed
+        }
     }
 
     public func keep(moleculeID: String, accountID: String) async throws {
@@ -271,7 +326,8 @@ public final class SQLiteLibraryStore: LibraryStore {
                        fileHash: row["file_hash"], fileSize: row["file_size"], summaryJSON: row["summary"],
                        addedAt: Date(timeIntervalSince1970: row["added_at"]),
                        lastViewedAt: (row["last_viewed_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
-                       ownerID: row["owner_id"])
+                       ownerID: row["owner_id"], inLibrary: row["in_library"],
+                       checkedAt: (row["checked_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
     }
 }
 

@@ -7,6 +7,19 @@ import ProteinDesign
 /// Designs from the builder, for the server: built in a worker slot (it is CPU work), with motif
 /// examples from this library, turned into models, and kept in the library on request.
 extension LibraryService {
+    /// The design of `spec`, built once however many ask at the same time: only the one that
+    /// starts it passes `admission`.
+    public func design(_ spec: DesignSpec, admission: some Admission) async throws -> Design {
+        try await designsUnderWay.run(Self.recipe(spec), admission: admission, progress: nil) { [self] _ in try await design(spec) }
+    }
+
+    /// A design's file (a model, its pieces, its PDB or mmCIF text) under its cache key `key`,
+    /// made by `make` once however many ask at the same time.
+    public func designFile(key: String, admission: some Admission,
+                           _ make: @escaping @Sendable () async throws -> [UInt8]) async throws -> [UInt8] {
+        try await designFilesUnderWay.run(key, admission: admission, progress: nil) { _ in try await make() }
+    }
+
     public func design(_ spec: DesignSpec) async throws -> Design {
         var present: Set<String> = []
         for id in Motif.exampleIDs where try await store.molecule(id: id) != nil { present.insert(id) }

@@ -2,9 +2,11 @@ import CompressNIO
 import NIOCore
 import Foundation
 import Library
+import Logging
 import Molecule
 import MoleculeMesh
 import PDBArchive
+import ProteinDesign
 import SceneExport
 import SceneRender
 
@@ -37,6 +39,8 @@ public enum LibraryError: Error, CustomStringConvertible, Sendable {
     case quotaExceeded(String)
     /// The library's storage as a whole is full.
     case libraryFull(String)
+    /// The archive did not answer in time.
+    case archiveTimedOut(String)
     /// Too much work waits already: try again after `retryAfter` seconds.
     case busy(String, retryAfter: Int)
     /// This client asks for too much at once or too often: try again after `retryAfter` seconds.
@@ -44,7 +48,7 @@ public enum LibraryError: Error, CustomStringConvertible, Sendable {
 
     public var description: String {
         switch self {
-        case .notFound(let m), .badRequest(let m), .unreadable(let m), .archiveUnavailable(let m), .tooLarge(let m),
+        case .notFound(let m), .badRequest(let m), .unreadable(let m), .archiveUnavailable(let m), .archiveTimedOut(let m), .tooLarge(let m),
              .quotaExceeded(let m), .libraryFull(let m), .busy(let m, _), .tooManyRequests(let m, _): return m
         }
     }
@@ -78,13 +82,23 @@ public final class LibraryService: Sendable {
     public let quota: StorageQuota
     /// The most recently served models, ready to send, in front of the store's cache.
     public let hot: HotModelCache
-    private let fetches = SharedWork<MoleculeRecord>()
+    /// How many entries opened from the archives are kept, and for how long they are trusted.
+    public let archiveCache: ArchiveCachePolicy
+    /// Conversions and downloads run since start (each shared one counted once).
+    public let counters = WorkCounters()
+    let logger: Logger
+    let fetches = SharedWork<MoleculeRecord>()
     private let conversions = SharedWork<CachedModel>()
+    /// Designs and their files being made, by recipe and cache key (`Designs.swift`).
+    let designsUnderWay = SharedWork<Design>()
+    let designFilesUnderWay = SharedWork<[UInt8]>()
 
     public init(store: any LibraryStore, archive: ArchiveClient, limiter: WorkLimiter = WorkLimiter(),
-                maxUploadBytes: Int = 64 << 20, hotCacheBytes: Int = 128 << 20, quota: StorageQuota = .unlimited) {
+                maxUploadBytes: Int = 64 << 20, hotCacheBytes: Int = 128 << 20, quota: StorageQuota = .unlimited,
+                archiveCache: ArchiveCachePolicy = ArchiveCachePolicy(), logger: Logger = Logger(label: "proteinar.library")) {
         self.store = store; self.archive = archive; self.limiter = limiter; self.maxUploadBytes = maxUploadBytes; self.quota = quota
         self.hot = HotModelCache(limitBytes: hotCacheBytes)
+        self.archiveCache = archiveCache; self.logger = logger
     }
 
     // MARK: Adding molecules
@@ -94,7 +108,7 @@ public final class LibraryService: Sendable {
     /// account that adds it, which keeps it in its list; it owns uploads and designs (and may
     /// delete them), which count against its storage quota.
     public func add(bytes: [UInt8], fileName: String, id: String? = nil, source: String = "upload",
-                    description: String? = nil, titleFallback: String? = nil, owner: String? = nil,
+                    description: String? = nil, titleFallback: String? = nil, owner: String? = nil, inLibrary: Bool = true,
                     progress: ProgressHandler? = nil) async throws -> MoleculeRecord {
         // Uploads are held to the upload limit; files from the archives were already held to the
         // client's download limit. Inflated files get eight times as much room, within 1 GiB.
@@ -129,7 +143,7 @@ public final class LibraryService: Sendable {
                 organism: summary.organisms.isEmpty ? nil : summary.organisms.joined(separator: "; "),
                 atoms: summary.atoms, residues: summary.residues, chains: summary.chains.count, format: summary.format,
                 fileHash: hash, fileSize: plain.count, summaryJSON: json,
-                ownerID: source == "upload" || source == "design" ? owner : nil)
+                ownerID: source == "upload" || source == "design" ? owner : nil, inLibrary: inLibrary)
             let compressed = StructureReader.isGzip(bytes) ? bytes : try Self.gzip(plain)
             return (record, compressed)
         }
@@ -138,7 +152,7 @@ public final class LibraryService: Sendable {
             if let owner { try await store.keep(moleculeID: existing.id, accountID: owner) }
             return existing
         }
-        if source != "starter" { try await checkQuota(adding: prepared.0) }
+        if source != "starter" && inLibrary { try await checkQuota(adding: prepared.0) }
         progress?(WorkProgress(stage: "store", message: "storing \(prepared.0.id)"))
         try await store.add(prepared.0, compressedFile: prepared.1)
         if let owner { try await store.keep(moleculeID: prepared.0.id, accountID: owner) }
@@ -166,9 +180,10 @@ public final class LibraryService: Sendable {
     /// file that large is more than a phone shows, and inflating is done once, in memory).
     static func inflatedLimit(_ limit: Int) -> Int { min(limit * 8, 256 << 20) }
 
-    /// Keeps a library molecule in the account's list ("My molecules").
+    /// Keeps a molecule in the account's list ("My molecules"); an archive-cache entry kept so
+    /// moves into the library, where nothing evicts it.
     public func keep(id: String, account: String) async throws {
-        _ = try await molecule(id: id)
+        try await moveIntoLibrary(id: id)
         try await store.keep(moleculeID: id, accountID: account)
     }
 
@@ -178,38 +193,53 @@ public final class LibraryService: Sendable {
         return try await store.unkeep(moleculeID: id, accountID: account)
     }
 
-    /// The entry from the library, or fetched from the RCSB PDB or AlphaFold DB and stored.
-    /// Concurrent fetches of one entry share a single download.
+    /// Adds the entry to the library: moved in from the archive cache when someone opened it
+    /// lately, else fetched from the RCSB PDB or AlphaFold DB and stored. Concurrent fetches of one
+    /// entry share a single download. `account` keeps it in its list.
     public func fetch(_ id: EntryID, for account: String? = nil, progress: ProgressHandler? = nil) async throws -> MoleculeRecord {
-        let record = try await fetchShared(id, progress: progress)
+        var record = try await store.molecule(id: id.libraryID)
+        if record == nil {
+            record = try await fetchShared(id, admission: AdmitAll(), progress: progress)
+        }
+        guard var record else { throw LibraryError.notFound("no molecule '\(id.libraryID)' in the library") }
+        if !record.inLibrary, try await store.moveIntoLibrary(id: record.id) { record.inLibrary = true }
         if let account { try await store.keep(moleculeID: record.id, accountID: account) }
         return record
     }
 
-    private func fetchShared(_ id: EntryID, progress: ProgressHandler?) async throws -> MoleculeRecord {
-        if let existing = try await store.molecule(id: id.libraryID) { return existing }
-        return try await fetches.run(id.libraryID) { [self] in
+    /// The entry downloaded and stored (in the library, or in the archive cache when
+    /// `inLibrary` is false), once however many ask at the same time.
+    func fetchShared(_ id: EntryID, inLibrary: Bool = true, admission: some Admission, progress: ProgressHandler?) async throws -> MoleculeRecord {
+        try await fetches.run(id.libraryID, admission: admission, progress: progress) { [self] progress in
             if let existing = try await store.molecule(id: id.libraryID) { return existing }
-            progress?(WorkProgress(stage: "download", message: "downloading \(id.libraryID)", fraction: 0))
-            let onBytes: DownloadProgress = { received, total in
-                progress?(WorkProgress(stage: "download", message: "downloaded \(received) bytes",
-                                       fraction: total.map { Double(received) / Double(max($0, 1)) }))
+            let (bytes, fileName, source, title) = try await download(id, progress: progress)
+            return try await add(bytes: bytes, fileName: fileName, id: id.libraryID, source: source, titleFallback: title,
+                                 inLibrary: inLibrary, progress: progress)
+        }
+    }
+
+    /// The entry's file from its archive: bytes, file name, source and a title for files without one.
+    func download(_ id: EntryID, progress: ProgressHandler?) async throws -> ([UInt8], String, String, String?) {
+        counters.countDownload()
+        progress?(WorkProgress(stage: "download", message: "downloading \(id.libraryID)", fraction: 0))
+        let onBytes: DownloadProgress = { received, total in
+            progress?(WorkProgress(stage: "download", message: "downloaded \(received) bytes",
+                                   fraction: total.map { Double(received) / Double(max($0, 1)) }))
+        }
+        do {
+            switch id {
+            case .uniProt:
+                let model = try await archive.alphaFold(id, progress: onBytes)
+                return (model.file.bytes, model.file.fileName, "alphafold", model.description.map { "AlphaFold model of \($0)" })
+            case .pdb, .extendedPDB:
+                let file = try await archive.download(id, progress: onBytes)
+                return (file.bytes, file.fileName, "rcsb", nil)
             }
-            do {
-                switch id {
-                case .uniProt:
-                    let model = try await archive.alphaFold(id, progress: onBytes)
-                    return try await add(bytes: model.file.bytes, fileName: model.file.fileName, id: id.libraryID, source: "alphafold",
-                                         titleFallback: model.description.map { "AlphaFold model of \($0)" }, progress: progress)
-                case .pdb, .extendedPDB:
-                    let file = try await archive.download(id, progress: onBytes)
-                    return try await add(bytes: file.bytes, fileName: file.fileName, id: id.libraryID, source: "rcsb", progress: progress)
-                }
-            } catch let error as ArchiveError {
-                switch error {
-                case .notFound(let m): throw LibraryError.notFound(m)
-                case .unavailable(let m), .badResponse(let m): throw LibraryError.archiveUnavailable(m)
-                }
+        } catch let error as ArchiveError {
+            switch error {
+            case .notFound(let m): throw LibraryError.notFound(m)
+            case .timedOut(let m): throw LibraryError.archiveTimedOut(m)
+            case .unavailable(let m), .badResponse(let m): throw LibraryError.archiveUnavailable(m)
             }
         }
     }
@@ -259,40 +289,49 @@ public final class LibraryService: Sendable {
     }
 
     /// The model (from the cache, or made and cached). Identical requests made at the same time
-    /// share one conversion.
-    public func model(id: String, request: ModelRequest, progress: ProgressHandler? = nil) async throws -> CachedModel {
-        try await model(of: try await molecule(id: id), request: request, progress: progress)
+    /// share one conversion: only the one that starts it passes `admission`, and all hear its progress.
+    public func model(id: String, request: ModelRequest, admission: some Admission = AdmitAll(),
+                      progress: ProgressHandler? = nil) async throws -> CachedModel {
+        let record = try await molecule(id: id)
+        return try await model(of: record, request: request, key: request.cacheKey(fileHash: record.fileHash),
+                               admission: admission, progress: progress)
     }
 
     /// The model as a buffer ready to send: from memory when it was served lately, else from the
-    /// store's cache or made, then kept in memory.
-    public func servedModel(id: String, request: ModelRequest) async throws -> HotModelCache.Entry {
+    /// store's cache or made (see `model`), then kept in memory.
+    public func servedModel(id: String, request: ModelRequest, admission: some Admission = AdmitAll()) async throws -> HotModelCache.Entry {
         let record = try await molecule(id: id)
         hot.remember(fileHash: record.fileHash, of: id)
         let key = request.cacheKey(fileHash: record.fileHash)
         if let entry = hot.get(key) { return entry }
-        return hot.put(try await model(of: record, request: request, key: key))
+        return hot.put(try await model(of: record, request: request, key: key, admission: admission))
     }
 
     /// The model of a record the caller has already read.
     public func model(of record: MoleculeRecord, request: ModelRequest, progress: ProgressHandler? = nil) async throws -> CachedModel {
-        try await model(of: record, request: request, key: request.cacheKey(fileHash: record.fileHash), progress: progress)
+        try await model(of: record, request: request, key: request.cacheKey(fileHash: record.fileHash), admission: AdmitAll(), progress: progress)
     }
 
     /// The model under its cache key `key` (the caller's `request.cacheKey(fileHash:)`).
-    private func model(of record: MoleculeRecord, request: ModelRequest, key: String, progress: ProgressHandler? = nil) async throws -> CachedModel {
+    private func model(of record: MoleculeRecord, request: ModelRequest, key: String, admission: some Admission,
+                       progress: ProgressHandler? = nil) async throws -> CachedModel {
         let id = record.id
         if let cached = try await store.cachedModel(key: key) { return cached }
-        return try await conversions.run(key) { [self] in
+        return try await conversions.run(key, admission: admission, progress: progress) { [self] progress in
+            // Made meanwhile by a conversion that ended just before this one started.
+            if let cached = try await store.cachedModel(key: key) { return cached }
             // Reading the input, meshing and storing the result all hold the slot, so memory is
             // bounded by the limiter's width however many requests wait.
-            try await limiter.withSlot { [self] in
+            return try await limiter.withSlot { [self] in
+                let started = ContinuousClock.now
+                counters.countConversion()
                 let (_, plain) = try await originalFile(id: id)
-                progress?(WorkProgress(stage: "mesh", message: "building \(request.options.representation.rawValue) for \(id)"))
+                progress(WorkProgress(stage: "mesh", message: "building \(request.options.representation.rawValue) for \(id)"))
                 let bytes = try await WorkLimiter.offload { try Self.convert(plain, fileName: id, request: request) }
-                progress?(WorkProgress(stage: "write", message: "wrote \(bytes.count) bytes", fraction: 1))
+                progress(WorkProgress(stage: "write", message: "wrote \(bytes.count) bytes", fraction: 1))
                 let model = CachedModel(key: key, moleculeID: id, mediaType: request.output.mediaType, bytes: bytes)
                 try await store.cacheModel(model)
+                logger.info("converted \(id) \(key.prefix(16)) in \((ContinuousClock.now - started).milliseconds) ms")
                 return model
             }
         }

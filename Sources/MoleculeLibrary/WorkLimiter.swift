@@ -9,12 +9,14 @@ import Foundation
 public actor WorkLimiter {
     public let width: Int
     public let maxWaiting: Int
+    /// What waits, for the busy message ("conversions", "archive downloads").
+    public let what: String
     private var running = 0
     private var waiting: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
     private var nextID: UInt64 = 0
 
-    public init(width: Int = max(1, ProcessInfo.processInfo.activeProcessorCount), maxWaiting: Int = .max) {
-        self.width = width; self.maxWaiting = maxWaiting
+    public init(width: Int = max(1, ProcessInfo.processInfo.activeProcessorCount), maxWaiting: Int = .max, what: String = "conversions") {
+        self.width = max(width, 1); self.maxWaiting = maxWaiting; self.what = what
     }
 
     public func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
@@ -50,7 +52,7 @@ public actor WorkLimiter {
             return
         }
         guard waiting.count < maxWaiting else {
-            throw LibraryError.busy("the server is busy: \(waiting.count) conversions are waiting already; try again shortly",
+            throw LibraryError.busy("the server is busy: \(waiting.count) \(what) are waiting already; try again shortly",
                                     retryAfter: retryAfter)
         }
         nextID += 1
@@ -73,49 +75,6 @@ public actor WorkLimiter {
             running -= 1
         } else {
             waiting.removeFirst().continuation.resume()  // the slot passes straight to the next job
-        }
-    }
-}
-
-/// One piece of work per key at a time: callers asking for the same key while it runs share its
-/// result (one download for concurrent fetches of the same entry, one conversion per model). When
-/// every caller has been cancelled (their clients left), the work is cancelled too.
-public actor SharedWork<Value: Sendable> {
-    private struct Entry {
-        var task: Task<Value, any Error>
-        var callers: Set<UInt64>
-    }
-    private var inFlight: [String: Entry] = [:]
-    private var nextCaller: UInt64 = 0
-
-    public init() {}
-
-    public func run(_ key: String, _ work: @escaping @Sendable () async throws -> Value) async throws -> Value {
-        nextCaller += 1
-        let caller = nextCaller
-        let task: Task<Value, any Error>
-        if let entry = inFlight[key] {
-            task = entry.task
-            inFlight[key]?.callers.insert(caller)
-        } else {
-            task = Task { try await work() }
-            inFlight[key] = Entry(task: task, callers: [caller])
-        }
-        defer { leave(key, caller, task: task, cancel: false) }
-        return try await withTaskCancellationHandler {
-            try await task.value
-        } onCancel: {
-            Task { await self.leave(key, caller, task: task, cancel: true) }
-        }
-    }
-
-    private func leave(_ key: String, _ caller: UInt64, task: Task<Value, any Error>, cancel: Bool) {
-        guard var entry = inFlight[key], entry.task == task, entry.callers.remove(caller) != nil else { return }
-        if entry.callers.isEmpty {
-            inFlight[key] = nil
-            if cancel { task.cancel() }
-        } else {
-            inFlight[key] = entry
         }
     }
 }

@@ -28,14 +28,16 @@ public struct ArchiveEndpoints: Sendable, Equatable {
 
 public enum ArchiveError: Error, Sendable, Equatable, CustomStringConvertible {
     case notFound(String)
-    /// The archive could not be reached, timed out or kept failing.
+    /// The archive could not be reached or kept failing.
     case unavailable(String)
+    /// The archive did not answer in time, however often asked.
+    case timedOut(String)
     /// It answered with something that could not be understood.
     case badResponse(String)
 
     public var description: String {
         switch self {
-        case .notFound(let m), .unavailable(let m), .badResponse(let m): return m
+        case .notFound(let m), .unavailable(let m), .timedOut(let m), .badResponse(let m): return m
         }
     }
 }
@@ -80,6 +82,7 @@ struct ArchiveHTTP: Sendable {
               progress: DownloadProgress? = nil) async throws -> Response {
         var delay = retry.firstDelay
         var lastProblem = ""
+        var timedOut = false
         for attempt in 1...max(1, retry.attempts) {
             if attempt > 1 {
                 try await Task.sleep(for: delay)
@@ -96,6 +99,7 @@ struct ArchiveHTTP: Sendable {
                 let response = try await client.execute(request, timeout: .nanoseconds(Int64(retry.timeout.nanoseconds)))
                 if response.status.code >= 500 || response.status == .tooManyRequests {
                     lastProblem = "\(what): the server answered \(response.status.code) \(response.status.reasonPhrase)"
+                    timedOut = false
                     continue
                 }
                 let total = response.headers.first(name: "Content-Length").flatMap(Int.init)
@@ -118,11 +122,15 @@ struct ArchiveHTTP: Sendable {
                 throw CancellationError()
             } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
                 lastProblem = "\(what): no answer within \(retry.timeout)"
+                timedOut = true
+                continue
             } catch {
                 lastProblem = "\(what): \(Self.describe(error))"
             }
+            timedOut = false
         }
-        throw ArchiveError.unavailable(lastProblem + " (tried \(max(1, retry.attempts)) times)")
+        let problem = lastProblem + " (tried \(max(1, retry.attempts)) times)"
+        throw timedOut ? ArchiveError.timedOut(problem) : ArchiveError.unavailable(problem)
     }
 
     static func describe(_ error: any Error) -> String {

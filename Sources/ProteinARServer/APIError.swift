@@ -37,7 +37,8 @@ struct APIError: HTTPResponseError {
             case .notFound(let m): return APIError(.notFound, m)
             case .badRequest(let m): return APIError(.badRequest, m)
             case .unreadable(let m): return APIError(.unprocessableContent, m)
-            case .archiveUnavailable(let m): return APIError(.badGateway, "the PDB archive is unavailable: \(m)")
+            case .archiveUnavailable(let m): return APIError(.badGateway, "the PDB archive is unavailable: \(m); try again in a minute")
+            case .archiveTimedOut(let m): return APIError(.gatewayTimeout, "the PDB archive did not answer in time: \(m); try again in a minute")
             case .tooLarge(let m), .quotaExceeded(let m): return APIError(.contentTooLarge, m)
             case .libraryFull(let m): return APIError(.init(code: 507, reasonPhrase: "Insufficient Storage"), m)
             case .busy(let m, let seconds): return APIError(.serviceUnavailable, m, retryAfter: seconds)
@@ -55,7 +56,8 @@ struct APIError: HTTPResponseError {
         case let e as ArchiveError:
             switch e {
             case .notFound(let m): return APIError(.notFound, m)
-            case .unavailable(let m), .badResponse(let m): return APIError(.badGateway, "the PDB archive is unavailable: \(m)")
+            case .unavailable(let m), .badResponse(let m): return APIError(.badGateway, "the PDB archive is unavailable: \(m); try again in a minute")
+            case .timedOut(let m): return APIError(.gatewayTimeout, "the PDB archive did not answer in time: \(m); try again in a minute")
             }
         case is CancellationError:
             return APIError(.serviceUnavailable, "the request was cancelled (the client left, or the server is stopping)", retryAfter: 5)

@@ -14,6 +14,8 @@ struct APIRoutes: Sendable {
     let fairShare: FairShare
     /// Uploads per hour, per account (per address in an open library).
     let uploads: RateLimiter
+    /// What opening entries from the archives may cost.
+    let openings: ArchiveOpenings
 
     /// Bodies `POST /api/molecules` takes besides JSON: structure files. A form or `text/plain`
     /// (what another site's page may send without asking) is refused before anything is read.
@@ -30,17 +32,29 @@ struct APIRoutes: Sendable {
         api.get("molecules/:id/file") { request, context in try await file(request, context: context) }
         api.get("molecules/:id/:resource") { request, context in try await resource(request, context: context, head: false) }
         api.head("molecules/:id/:resource") { request, context in try await resource(request, context: context, head: true) }
+        api.get("archive/:id") { request, context in try await open(request, context) }
         api.get("search") { request, _ in try await search(request) }
         DesignRoutes(service: service, accounts: accounts, limits: limits, fairShare: fairShare).register(on: api)
     }
 
-    /// Who gets a fair share of the conversions: the account, else the client's address.
+    /// Whom rate limits count (uploads, room points): the account, else the client's address.
     static func client(_ request: Request, _ context: ServerContext, accounts: Accounts) async throws -> String {
         if request.headers[.authorization] != nil || request.cookies[Accounts.cookieName] != nil,
            let account = try await accounts.identify(request).account {
             return account.id
         }
         return "address:" + context.clientAddress
+    }
+
+    /// Who gets a fair share of the conversions and downloads: the account, else the anonymous
+    /// browser (its signed client id), else the address; with the address for its ceiling.
+    static func share(_ request: Request, _ context: ServerContext, accounts: Accounts) async throws -> Client {
+        if request.headers[.authorization] != nil || request.cookies[Accounts.cookieName] != nil,
+           let account = try await accounts.identify(request).account {
+            return Client(key: account.id, address: context.clientAddress)
+        }
+        if let anonymous = context.anonymousClient { return Client(key: "anonymous:" + anonymous, address: context.clientAddress) }
+        return Client(key: "address:" + context.clientAddress, address: context.clientAddress)
     }
 
     // MARK: Library
@@ -112,6 +126,26 @@ struct APIRoutes: Sendable {
         return Response(status: .noContent)
     }
 
+    /// Opens an RCSB PDB entry or AlphaFold DB model for anyone: the library's, the archive
+    /// cache's, or downloaded into the archive cache (see `LibraryService.open`). With
+    /// `Accept: text/event-stream` the answer is progress events, then `done` with the molecule.
+    func open(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let text = try context.parameters.require("id")
+        guard let id = EntryID(text) else {
+            throw APIError(.badRequest, "'\(text.prefix(80))' is not an entry id; expected \(EntryID.acceptedForms)")
+        }
+        let admission = openings.admission(for: try await Self.share(request, context, accounts: accounts))
+        if Responses.wantsEventStream(request) {
+            return Responses.eventStream { progress in
+                JSONText.render(MoleculeJSON.value(try await service.open(id, admission: admission, progress: progress)))
+            }
+        }
+        let record = try await call { try await whileConnected(context.channel) { try await service.open(id, admission: admission) } }
+        var response = Responses.json(MoleculeJSON.detail(record))
+        response.headers[.cacheControl] = "no-cache"
+        return response
+    }
+
     /// `{"id": "4HHB"}` (JSON) fetches from the archives; any other body is a structure file,
     /// named by `?name=`. With `Accept: text/event-stream` the answer is progress events, then
     /// `done` with the molecule (or `error`).
@@ -139,8 +173,8 @@ struct APIRoutes: Sendable {
                 throw APIError(.badRequest, "'\(decoded.id.prefix(80))' is not an entry id; expected \(EntryID.acceptedForms)")
             }
             work = { progress in
-                let existed = try await service.record(id: id.libraryID) != nil
-                return (try await service.fetch(id, for: owner, progress: progress), !existed)
+                let inLibraryBefore = try await service.record(id: id.libraryID)?.inLibrary ?? false
+                return (try await service.fetch(id, for: owner, progress: progress), !inLibraryBefore)
             }
         } else {
             let name = request.uri.queryParameters.get("name") ?? "upload"
@@ -181,12 +215,12 @@ struct APIRoutes: Sendable {
         let name = try context.parameters.require("resource")
         var parameters: [String: String] = [:]
         for (k, v) in request.uri.queryParameters { parameters[String(k)] = String(v) }
-        let client = try await Self.client(request, context, accounts: accounts)
+        let admission = fairShare.admission(for: try await Self.share(request, context, accounts: accounts))
         let channel = context.channel
         if name == "thumbnail.png" {
             let picture = try call { try ModelRequest.picture(parameters) }
             let png = try await call {
-                try await whileConnected(channel) { try await fairShare.run(client) { try await service.servedModel(id: id, request: picture) } }
+                try await whileConnected(channel) { try await service.servedModel(id: id, request: picture, admission: admission) }
             }
             return Responses.bytes(png.buffer, type: png.mediaType, etag: png.key, request: request, head: head, disposition: nil)
         }
@@ -196,9 +230,8 @@ struct APIRoutes: Sendable {
         }
         let modelRequest = try call { try ModelRequest(format: format, parameters: parameters) }
         if Responses.wantsEventStream(request), !head {
-            let fairShare = fairShare
             return Responses.eventStream { progress in
-                let model = try await fairShare.run(client) { try await service.model(id: id, request: modelRequest, progress: progress) }
+                let model = try await service.model(id: id, request: modelRequest, admission: admission, progress: progress)
                 var url = "/api/molecules/\(id)/\(name)"
                 if let query = request.uri.query, !query.isEmpty { url += "?" + query }
                 return JSONText.object(["url": .string(url), "bytes": .int(model.bytes.count), "etag": .string(model.key),
@@ -211,7 +244,7 @@ struct APIRoutes: Sendable {
                                    disposition: disposition, negotiated: true)
         }
         let model = try await call {
-            try await whileConnected(channel) { try await fairShare.run(client) { try await service.servedModel(id: id, request: modelRequest) } }
+            try await whileConnected(channel) { try await service.servedModel(id: id, request: modelRequest, admission: admission) }
         }
         return Responses.bytes(model.buffer, type: model.mediaType, etag: model.key, request: request, head: head, disposition: disposition,
                                negotiated: true)

@@ -37,26 +37,44 @@ final class RateLimiter: Sendable {
     }
 }
 
-/// Each client's share of the conversions: `perClient` at once (by account, else by address); the
-/// client's further requests wait for one of its own to finish, at most `waitingPerClient` of
-/// them, and beyond that get `429`. A page that asks for a dozen thumbnails at once (a browser
-/// opens six connections) gets them all, one share at a time, while one client that asks for
-/// hundreds cannot fill the server's queue ahead of everyone else.
+/// Who asks, for fair shares: an account, an anonymous browser (its signed client id) or, for a
+/// client that keeps no cookie, its address; and the address it asks from, for the address's ceiling.
+struct Client: Sendable, Hashable {
+    let key: String
+    let address: String
+}
+
+/// Each client's share of the conversions: `perClient` at once; the client's further requests
+/// wait for one of its own to finish, at most `waitingPerClient` of them, and beyond that get
+/// `429`. All the clients of one address together have at most `perAddress` running or waiting
+/// (a class of phones behind one school address is many people, but not the whole server). A
+/// page that asks for a dozen thumbnails at once (a browser opens six connections) gets them all,
+/// one share at a time, while one client that asks for hundreds cannot fill the server's queue
+/// ahead of everyone else. Only new work takes a place: requests for a model already being made
+/// join it (`SharedWork`) without one.
 final class FairShare: Sendable {
     let perClient: Int
     let waitingPerClient: Int
-    private struct Client {
+    let perAddress: Int
+    private struct Queue {
         var running = 0
         var waiting: [(id: UInt64, turn: CheckedContinuation<Void, any Error>)] = []
     }
-    private let state = NIOLockedValueBox((clients: [String: Client](), nextID: UInt64(0)))
+    private struct State {
+        var clients: [String: Queue] = [:]
+        /// Running and waiting per address.
+        var addresses: [String: Int] = [:]
+        var nextID: UInt64 = 0
+    }
+    private let state = NIOLockedValueBox(State())
 
-    init(perClient: Int, waitingPerClient: Int? = nil) {
+    init(perClient: Int, waitingPerClient: Int? = nil, perAddress: Int = .max) {
         self.perClient = max(perClient, 1)
         self.waitingPerClient = max(waitingPerClient ?? 2 * perClient, 0)
+        self.perAddress = max(perAddress, 1)
     }
 
-    func run<T: Sendable>(_ client: String, _ work: () async throws -> T) async throws -> T {
+    func run<T: Sendable>(_ client: Client, _ work: () async throws -> T) async throws -> T {
         try await turn(for: client)
         defer { finished(client) }
         return try await work()
@@ -64,55 +82,110 @@ final class FairShare: Sendable {
 
     /// Returns once the client may start one more; a waiter that is cancelled (its client left)
     /// leaves the line.
-    private func turn(for client: String) async throws {
+    private func turn(for client: Client) async throws {
         let id = state.withLockedValue { s in s.nextID += 1; return s.nextID }
+        let (perClient, waitingPerClient, perAddress) = (perClient, waitingPerClient, perAddress)
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (turn: CheckedContinuation<Void, any Error>) in
                 let outcome: Result<Void, any Error>? = state.withLockedValue { s in
-                    var c = s.clients[client] ?? Client()
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    let fromAddress = s.addresses[client.address, default: 0]
+                    guard fromAddress < perAddress else {
+                        return .failure(LibraryError.tooManyRequests(
+                            "your address has \(perAddress) models being made or waiting already; try again shortly", retryAfter: 5))
+                    }
+                    var c = s.clients[client.key] ?? Queue()
                     if c.running < perClient {
                         c.running += 1
-                        s.clients[client] = c
+                        s.clients[client.key] = c
+                        s.addresses[client.address] = fromAddress + 1
                         return .success(())
                     }
-                    if Task.isCancelled { return .failure(CancellationError()) }
                     guard c.waiting.count < waitingPerClient else {
                         return .failure(LibraryError.tooManyRequests(
                             "you have \(perClient) models being made and \(waitingPerClient) waiting already; wait for them first", retryAfter: 5))
                     }
                     c.waiting.append((id, turn))
-                    s.clients[client] = c
+                    s.clients[client.key] = c
+                    s.addresses[client.address] = fromAddress + 1
                     return nil
                 }
                 if let outcome { turn.resume(with: outcome) }
             }
         } onCancel: {
             let waiter = state.withLockedValue { s -> CheckedContinuation<Void, any Error>? in
-                guard let index = s.clients[client]?.waiting.firstIndex(where: { $0.id == id }) else { return nil }
-                return s.clients[client]?.waiting.remove(at: index).turn
+                guard let index = s.clients[client.key]?.waiting.firstIndex(where: { $0.id == id }) else { return nil }
+                Self.leaveAddress(&s, client.address)
+                return s.clients[client.key]?.waiting.remove(at: index).turn
             }
             waiter?.resume(throwing: CancellationError())
         }
     }
 
     /// The client's conversions running and waiting now.
-    func load(of client: String) -> (running: Int, waiting: Int) {
-        state.withLockedValue { s in (s.clients[client]?.running ?? 0, s.clients[client]?.waiting.count ?? 0) }
+    func load(of client: Client) -> (running: Int, waiting: Int) {
+        state.withLockedValue { s in (s.clients[client.key]?.running ?? 0, s.clients[client.key]?.waiting.count ?? 0) }
     }
 
+    /// Running and waiting from one address now.
+    func load(ofAddress address: String) -> Int { state.withLockedValue { $0.addresses[address, default: 0] } }
+
     /// One of the client's conversions ended: its place goes to the client's next waiter.
-    private func finished(_ client: String) {
+    private func finished(_ client: Client) {
         let next = state.withLockedValue { s -> CheckedContinuation<Void, any Error>? in
-            guard var c = s.clients[client] else { return nil }
+            Self.leaveAddress(&s, client.address)
+            guard var c = s.clients[client.key] else { return nil }
             if !c.waiting.isEmpty {
                 let next = c.waiting.removeFirst().turn
-                s.clients[client] = c
+                s.clients[client.key] = c
                 return next
             }
             c.running -= 1
-            s.clients[client] = c.running > 0 ? c : nil
+            s.clients[client.key] = c.running > 0 ? c : nil
             return nil
         }
         next?.resume()
+    }
+
+    private static func leaveAddress(_ s: inout State, _ address: String) {
+        let left = s.addresses[address, default: 1] - 1
+        s.addresses[address] = left > 0 ? left : nil
+    }
+
+    /// The client's fair share as what new work must pass (`SharedWork`): requests that join work
+    /// under way take no place.
+    func admission(for client: Client) -> some Admission { ShareAdmission(share: self, client: client) }
+}
+
+private struct ShareAdmission: Admission {
+    let share: FairShare
+    let client: Client
+    func admit<T: Sendable>(_ work: @Sendable () async throws -> T) async throws -> T { try await share.run(client, work) }
+}
+
+/// What opening archive entries may cost: new downloads per client and per address each minute,
+/// and downloads at once in all (a bounded line waits behind them; beyond it, `503`). Entries the
+/// server holds already, and downloads under way that others join, cost nothing.
+struct ArchiveOpenings: Sendable {
+    let perClient: RateLimiter
+    let perAddress: RateLimiter
+    let downloads: WorkLimiter
+
+    init(limits: ServerLimits) {
+        perClient = RateLimiter(burst: limits.opensPerMinute, per: 60)
+        perAddress = RateLimiter(burst: limits.opensPerAddressPerMinute, per: 60)
+        downloads = WorkLimiter(width: limits.archiveDownloads, maxWaiting: 8 * limits.archiveDownloads, what: "archive downloads")
+    }
+
+    func admission(for client: Client) -> some Admission { OpenAdmission(openings: self, client: client) }
+}
+
+private struct OpenAdmission: Admission {
+    let openings: ArchiveOpenings
+    let client: Client
+    func admit<T: Sendable>(_ work: @Sendable () async throws -> T) async throws -> T {
+        try openings.perClient.take(client.key, what: "new entries opened (a minute's worth)")
+        try openings.perAddress.take(client.address, what: "new entries opened from your address (a minute's worth)")
+        return try await openings.downloads.withSlot(work)
     }
 }

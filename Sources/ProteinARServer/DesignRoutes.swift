@@ -49,8 +49,8 @@ struct DesignRoutes: Sendable {
             owner = try await accounts.identifyForChange(request).account?.id
             guard owner != nil || limits.openLibrary else { throw APIError(.unauthorized, "sign in to save designs in the library") }
         }
-        let client = try await APIRoutes.client(request, context, accounts: accounts)
-        let design = try await call { try await whileConnected(context.channel) { try await fairShare.run(client) { try await service.design(spec) } } }
+        let admission = fairShare.admission(for: try await APIRoutes.share(request, context, accounts: accounts))
+        let design = try await call { try await whileConnected(context.channel) { try await service.design(spec, admission: admission) } }
         var saved: MoleculeRecord?
         if decoded.save == true { saved = try await call { try await service.save(design, owner: owner) } }
         return Responses.json(Self.json(design, saved: saved))
@@ -135,10 +135,10 @@ struct DesignRoutes: Sendable {
         if let hot = service.hot.get(key) {
             buffer = hot.buffer
         } else {
-            let client = try await APIRoutes.client(request, context, accounts: accounts)
+            let admission = fairShare.admission(for: try await APIRoutes.share(request, context, accounts: accounts))
             let bytes = try await call {
                 try await whileConnected(context.channel) {
-                    try await fairShare.run(client) {
+                    try await service.designFile(key: key, admission: admission) {
                         if isPieces, let model { return try await service.piecesModel(of: spec, request: model) }
                         let design = try await service.design(spec)
                         if let model { return try await service.model(of: design, request: model) }

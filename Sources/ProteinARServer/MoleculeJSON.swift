@@ -21,6 +21,7 @@ enum MoleculeJSON {
             ("fileSize", .int(r.fileSize)),
             ("addedAt", .string(iso(r.addedAt))),
             ("lastViewedAt", r.lastViewedAt.map { .string(iso($0)) } ?? .null),
+            ("inLibrary", .bool(r.inLibrary)),
             ("links", .object([
                 ("self", .string(base)),
                 ("glb", .string(base + "/model.glb")),

@@ -39,6 +39,8 @@ public struct ServerConfiguration: Sendable {
     public var leafletRoot = "/usr/share/javascript/leaflet"
     /// How much each person and the whole library may keep.
     public var quota = StorageQuota()
+    /// The archive cache: entries anyone opened, kept apart from the library.
+    public var archiveCache = ArchiveCachePolicy()
     /// Who may do what and how much one client may cost (docs/security.md).
     public var limits = ServerLimits()
     public var edge = EdgeLimits()
@@ -63,8 +65,19 @@ public struct ServerLimits: Sendable {
     public var uploadsPerHour = 30
     /// Conversions waiting for a worker, in all, before `503`.
     public var waitingConversions = 32
-    /// Conversions one client may have waiting or running, before `429`.
+    /// Conversions one client runs at once (as many again wait), before `429`.
     public var conversionsPerClient = 4
+    /// Conversions running or waiting from one address, all its clients together, before `429`:
+    /// room for a class of 40 phones behind one school address, not for one address to take the server.
+    public var conversionsPerAddress = 48
+    /// Anonymous client ids (`proteinar_client` cookies) one address may be handed in an hour.
+    public var clientIDsPerAddressPerHour = 600
+    /// New entries one client may open from the archives in a minute (entries the server holds cost nothing).
+    public var opensPerMinute = 20
+    /// New entries all the clients of one address may open in a minute.
+    public var opensPerAddressPerMinute = 120
+    /// Archive downloads at once, in all (eight times as many wait; beyond, `503`).
+    public var archiveDownloads = 4
     public var socketsPerRoom = 1_000
     public var socketsPerAddress = 100
     public var roomsPerAccount = 50
@@ -89,7 +102,7 @@ public enum ProteinARServer {
         let service = LibraryService(store: store, archive: ArchiveClient(endpoints: configuration.endpoints, retry: configuration.retry),
                                      limiter: WorkLimiter(maxWaiting: configuration.limits.waitingConversions),
                                      maxUploadBytes: configuration.maxUploadBytes, hotCacheBytes: configuration.hotCacheBytes,
-                                     quota: configuration.quota)
+                                     quota: configuration.quota, archiveCache: configuration.archiveCache, logger: logger)
         if configuration.installStarterLibrary {
             let added = try await service.installStarterLibrary()
             if added > 0 { logger.info("library was empty: added \(added) starter molecules") }
@@ -105,6 +118,7 @@ public enum ProteinARServer {
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: CompressionMiddleware())
         router.add(middleware: MetricsMiddleware())
+        router.add(middleware: AnonymousClientMiddleware(clients: AnonymousClients(idsPerAddressPerHour: configuration.limits.clientIDsPerAddressPerHour)))
         for middleware in WebAppFiles(root: webRoot(configuration)).middlewares(logger: logger) { router.add(middleware: middleware) }
         if FileManager.default.fileExists(atPath: configuration.leafletRoot) {
             router.add(middleware: FileMiddleware(configuration.leafletRoot, urlBasePath: "/vendor/leaflet", logger: logger))
@@ -114,9 +128,9 @@ public enum ProteinARServer {
         let limits = configuration.limits
         let accounts = Accounts(store: store, rooms: RoomSummaries(rooms: store, accounts: store),
                                 passwordHashes: RateLimiter(burst: limits.bcryptPerMinute, per: 60))
-        let fairShare = FairShare(perClient: limits.conversionsPerClient)
+        let fairShare = FairShare(perClient: limits.conversionsPerClient, perAddress: limits.conversionsPerAddress)
         APIRoutes(service: service, accounts: accounts, limits: limits, fairShare: fairShare,
-                  uploads: RateLimiter(burst: limits.uploadsPerHour, per: 3600)).register(on: router)
+                  uploads: RateLimiter(burst: limits.uploadsPerHour, per: 3600), openings: ArchiveOpenings(limits: limits)).register(on: router)
         // Drawing rooms: accounts, rooms over HTTP, and the live socket on a router of its own.
         // A room of 100,000 points or more held some 10 MB in many small blocks, which glibc keeps
         // unless asked: give them back when it leaves memory.
@@ -143,6 +157,10 @@ public enum ProteinARServer {
                 guard mayReadMetrics(request) else { throw APIError(.unauthorized, "details need the metrics token (Authorization: Bearer …)") }
                 fields += [("molecules", .int(count)), ("database", .string(store.location)), ("connections", .int(edge.open)),
                            ("conversionsWaiting", .int(await service.limiter.queued)), ("hotCacheBytes", .int(service.hot.totalBytes))]
+                let figures = service.counters.now
+                let cache = try await service.archiveCacheSize()
+                fields += [("conversionsRun", .int(figures.conversionsRun)), ("archiveDownloads", .int(figures.archiveDownloads)),
+                           ("archiveCacheEntries", .int(cache.entries)), ("archiveCacheBytes", .int(cache.bytes))]
             }
             var response = Responses.json(JSONText.render(.object(fields)))
             response.headers[.cacheControl] = "no-store"

@@ -54,7 +54,9 @@ enum Responses {
                     sink.yield("event: done\ndata: \(result)\n\n")
                 } catch {
                     let e = APIError.from(error)
-                    sink.yield("event: error\ndata: " + JSONText.object(["error": .string(e.message), "status": .int(Int(e.status.code))]) + "\n\n")
+                    var fields: [(String, JSONText.Value)] = [("error", .string(e.message)), ("status", .int(Int(e.status.code)))]
+                    if let seconds = e.retryAfter { fields.append(("retryAfter", .int(seconds))) }
+                    sink.yield("event: error\ndata: " + JSONText.render(.object(fields)) + "\n\n")
                 }
                 sink.finish()
             }

@@ -167,7 +167,7 @@ struct RoomRoutes: Sendable {
         }
         let state: RoomState
         if let at {
-            let client = try await APIRoutes.client(request, context, accounts: accounts)
+            let client = try await APIRoutes.share(request, context, accounts: accounts)
             state = try await call { try await fairShare.run(client) { try await host.state(of: id, at: at, for: actor) } }
         } else {
             state = try await call { try await host.snapshot(of: id, for: actor) }
@@ -203,9 +203,9 @@ struct RoomRoutes: Sendable {
             response = Responses.bytes(hot.buffer, type: hot.mediaType, etag: key, request: request, head: false,
                                        disposition: "inline; filename=\"room.\(format.rawValue)\"")
         } else {
-            let client = try await APIRoutes.client(request, context, accounts: accounts)
+            let admission = fairShare.admission(for: try await APIRoutes.share(request, context, accounts: accounts))
             let built = try await call {
-                try await whileConnected(context.channel) { try await fairShare.run(client) { try await service.roomModel(of: state, format: format) } }
+                try await whileConnected(context.channel) { try await service.roomModel(of: state, format: format, admission: admission) }
             }
             let entry = service.hot.put(CachedModel(key: built.key, moleculeID: "room", mediaType: built.mediaType, bytes: built.bytes))
             response = Responses.bytes(entry.buffer, type: built.mediaType, etag: built.key, request: request, head: false,

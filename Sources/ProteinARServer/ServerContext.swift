@@ -7,6 +7,9 @@ import NIOCore
 struct ServerContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     let channel: any Channel
+    /// The anonymous client id of the request's cookie (or handed out with its answer), for
+    /// people without an account (`AnonymousClientMiddleware`).
+    var anonymousClient: String?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

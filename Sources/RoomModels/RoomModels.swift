@@ -61,10 +61,12 @@ extension LibraryService {
     public static let roomStrokeTriangleLimit = 200_000
 
     /// The room as a model file in `format` (OBJ refers to its materials as `room.mtl`).
-    public func roomModel(of state: RoomState, format: ModelFormat) async throws -> RoomModel {
+    /// Identical requests made at the same time share one export: only the one that starts it
+    /// passes `admission`.
+    public func roomModel(of state: RoomState, format: ModelFormat, admission: some Admission = AdmitAll()) async throws -> RoomModel {
         let (molecule, early) = try await roomMolecule(state)
         let key = try await WorkLimiter.offload { Self.roomModelKey(state, format: format, moleculeFileHash: molecule?.1.fileHash) }
-        return try await Self.roomExports.run(key) { [self] in
+        return try await Self.roomExports.run(key, admission: admission, progress: nil) { [self] _ in
             try await limiter.withSlot { [self] in
                 let built = try await roomScene(state, molecule: molecule, notes: early)
                 let bytes = try await WorkLimiter.offload { format.encode(built.scene, mtlFileName: "room.mtl") }

@@ -65,6 +65,16 @@ struct ServeLimitOptions: ParsableArguments {
     @Option(help: "Uploads per hour, per account (per address in an open library).") var uploadsPerHour = 30
     @Option(help: "Conversions waiting for a worker before new ones get 503.") var waitingConversions = 32
     @Option(help: "Conversions one client may have running at once; twice as many more wait their turn, beyond that 429.") var conversionsPerClient = 4
+    @Option(help: "Conversions running or waiting from one client address, all its clients together, before 429 (a class of 40 phones behind one address).")
+    var conversionsPerAddress = 48
+    @Option(help: "Anonymous client ids (cookies) one address may be handed per hour; beyond that its cookie-less requests share one share.")
+    var clientIdsPerAddressPerHour = 600
+    @Option(help: "New entries one client may open from the archives per minute (entries the server holds cost nothing).") var opensPerMinute = 20
+    @Option(help: "New entries all clients of one address may open from the archives per minute.") var opensPerAddressPerMinute = 120
+    @Option(help: "Archive downloads at once, in all (eight times as many wait, beyond that 503).") var archiveDownloads = 4
+    @Option(help: "The archive cache (entries opened without adding them to the library): megabytes of their files, least recently viewed out first.")
+    var archiveCacheMB = 1024
+    @Option(help: "Hours after which an archive-cache entry is checked against the archive when next opened.") var archiveRevalidateHours = 168
     @Option(help: "Open connections in all.") var maxConnections = 512
     @Option(help: "Open connections per client address.") var connectionsPerAddress = 64
     @Option(help: "Seconds a connection has to send its first request head.") var headerTimeout = 10
@@ -86,7 +96,10 @@ struct ServeLimitOptions: ParsableArguments {
                               ("--connections-per-address", connectionsPerAddress), ("--header-timeout", headerTimeout),
                               ("--idle-timeout", idleTimeout), ("--max-header-kb", maxHeaderKB), ("--sockets-per-room", socketsPerRoom),
                               ("--sockets-per-address", socketsPerAddress), ("--rooms-per-account", roomsPerAccount),
-                              ("--bcrypt-per-minute", bcryptPerMinute)] where !(1...1_000_000).contains(value) {
+                              ("--bcrypt-per-minute", bcryptPerMinute), ("--conversions-per-address", conversionsPerAddress),
+                              ("--client-ids-per-address-per-hour", clientIdsPerAddressPerHour), ("--opens-per-minute", opensPerMinute),
+                              ("--opens-per-address-per-minute", opensPerAddressPerMinute), ("--archive-downloads", archiveDownloads),
+                              ("--archive-cache-mb", archiveCacheMB), ("--archive-revalidate-hours", archiveRevalidateHours)] where !(1...1_000_000).contains(value) {
             throw CLIError("\(name) \(value): expected 1 to 1000000")
         }
         if let metricsToken, metricsToken.count < 16 { throw CLIError("--metrics-token: at least 16 characters (it guards the server's figures)") }
@@ -102,6 +115,12 @@ struct ServeLimitOptions: ParsableArguments {
         c.limits.socketsPerAddress = socketsPerAddress
         c.limits.roomsPerAccount = roomsPerAccount
         c.limits.bcryptPerMinute = bcryptPerMinute
+        c.limits.conversionsPerAddress = conversionsPerAddress
+        c.limits.clientIDsPerAddressPerHour = clientIdsPerAddressPerHour
+        c.limits.opensPerMinute = opensPerMinute
+        c.limits.opensPerAddressPerMinute = opensPerAddressPerMinute
+        c.limits.archiveDownloads = archiveDownloads
+        c.archiveCache = ArchiveCachePolicy(limitBytes: archiveCacheMB << 20, revalidateAfter: TimeInterval(archiveRevalidateHours) * 3600)
         c.edge.maxConnections = maxConnections
         c.edge.connectionsPerAddress = connectionsPerAddress
         c.edge.headerTimeout = .seconds(Int64(headerTimeout))

@@ -118,7 +118,7 @@ struct APITests {
         #expect(await server.archive.log.statuses("/download/7FLK.cif.gz") == [503, 200])
     }
 
-    @Test("bad input and archive faults: 400, 404, 413, 422, 502, and the library keeps working", arguments: StoreKind.allCases)
+    @Test("bad input and archive faults: 400, 404, 413, 422, 502, 504, and the library keeps working", arguments: StoreKind.allCases)
     func faults(kind: StoreKind) async throws {
         let server = try await TestServer.start(kind) { $0.installStarterLibrary = false; $0.maxUploadBytes = 1 << 20 }
         defer { Task { await server.stop() } }
@@ -135,10 +135,11 @@ struct APITests {
         #expect(try await server.postJSON("/api/molecules", #"{"id": "Q99999"}"#).status == 404)
         await server.archive.log.reset()
         let failing = try await server.postJSON("/api/molecules", #"{"id": "5XXX"}"#)
-        #expect(failing.status == 502 && failing.text.contains("500"))
+        #expect(failing.status == 502 && failing.text.contains("500") && failing.text.contains("try again"))
         #expect(await server.archive.log.count("/5XXX.bcif.gz") == 3)  // three attempts, then give up
         let slow = try await server.postJSON("/api/molecules", #"{"id": "6SLO"}"#)
-        #expect(slow.status == 502 && slow.text.contains("no answer"))
+        // Slow is not down: 504, saying so.
+        #expect(slow.status == 504 && slow.text.contains("no answer") && slow.text.contains("try again"))
         let searchDown = try await server.get("/api/search?q=protein&rows=200")
         #expect(searchDown.status == 400)
 

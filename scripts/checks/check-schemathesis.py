@@ -8,7 +8,8 @@ breaks the document (its schemas, status codes and media types) over the whole r
 The server has the starter library, the RCSB stand-in of the harness for fetches and searches (no
 internet), and an administrator's bearer token on every request (so that signed-in routes are
 reached too; signing out is left out, or the token would end). The per-client limits a single
-fuzzer meets at once (uploads per hour, rooms per account, bcrypt per minute, account storage) are
+fuzzer meets at once (uploads per hour, rooms per account, bcrypt per minute, account storage, archive
+entries opened per minute) are
 raised: they are the attack suite's business, not the document's. Prints schemathesis's report and
 `N passed, M failed`; exits 1 on a failure."""
 import os
@@ -32,7 +33,7 @@ from proteinar_testing.server import ServerProcess  # noqa: E402
 CHECKS = "not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance"
 TITLES = {"1ABC": ("Trypsin inhibitor stand-in", "X-RAY DIFFRACTION", 1.0, "1990-01-01")}
 GENEROUS = ["--uploads-per-hour", "100000", "--rooms-per-account", "100000", "--bcrypt-per-minute", "100000",
-            "--account-storage-mb", "100000"]
+            "--account-storage-mb", "100000", "--opens-per-minute", "100000", "--opens-per-address-per-minute", "100000"]
 
 
 def failures(junit):
