@@ -44,13 +44,15 @@ final class AnonymousClients: Sendable {
 }
 
 /// Reads the anonymous client id into the request's context for every `/api/` request, and hands
-/// out a new one (`Set-Cookie`) when the request has none or one this server did not sign.
+/// out a new one (`Set-Cookie`) when the request has none or one this server did not sign. The web
+/// app's page gets one too, so that the first requests it makes at once already share one id.
 struct AnonymousClientMiddleware: RouterMiddleware {
     typealias Context = ServerContext
     let clients: AnonymousClients
 
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
-        guard request.uri.path.hasPrefix("/api/") else { return try await next(request, context) }
+        let path = request.uri.path
+        guard path.hasPrefix("/api/") || path == "/" || path == "/index.html" else { return try await next(request, context) }
         var context = context
         if let value = request.cookies[AnonymousClients.cookieName]?.value, let id = clients.id(fromCookie: value) {
             context.anonymousClient = id
