@@ -7,6 +7,9 @@
 // - The page, the manifest and the icons: network first, the cached copy when the network fails.
 // - A molecule's details, thumbnails and models (GET /api/molecules/ID…): network first, kept in
 //   the "recent" cache (the last RECENT_LIMIT molecules opened) and answered from any cache offline.
+//   Entries anyone opened from the archive (GET /api/archive/ID, network only: a download with its
+//   progress) are molecules like those of the library from then on, at the same addresses, and are
+//   kept the same way, library or not; explore.js opens them by that address when offline.
 // - Everything else (search, sessions, rooms, the profile, My molecules, designs) and every change
 //   (POST, PUT, PATCH, DELETE) goes to the network only: what depends on who is signed in is never
 //   kept where another person on this device could be answered with it.

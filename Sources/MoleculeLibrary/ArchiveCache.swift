@@ -48,8 +48,8 @@ extension LibraryService {
         guard !record.inLibrary else { return record }
         guard record.fileSize <= archiveCache.limitBytes else {
             _ = try? await store.remove(id: record.id)
-            throw LibraryError.tooLarge("\(record.id)'s file (\(record.fileSize >> 20) MB) is larger than this server's archive cache "
-                                        + "(\(archiveCache.limitBytes >> 20) MB); someone with an account can add it to the library")
+            throw LibraryError.tooLarge("\(record.id)'s file (\(Self.megabytes(record.fileSize))) is larger than this server's archive cache "
+                                        + "(\(Self.megabytes(archiveCache.limitBytes))); someone with an account can add it to the library")
         }
         await trimArchiveCache()
         return record
@@ -98,6 +98,12 @@ extension LibraryService {
             logger.info("archive cache: \(cached.id) not checked (\(error)); serving the copy held")
             return cached
         }
+    }
+
+    /// Bytes as megabytes with one decimal ("1.2 MB"), for messages that compare two sizes.
+    static func megabytes(_ bytes: Int) -> String {
+        let tenths = (bytes * 10 + (1 << 19)) >> 20
+        return "\(tenths / 10).\(tenths % 10) MB"
     }
 
     /// Removes the least recently viewed entries beyond the cache's bound.

@@ -26,19 +26,114 @@ async function failure(response) {
     const body = await response.json();
     if (body && body.error) message = body.error;
   } catch { /* not JSON: keep the status line */ }
-  return new ApiError(message, response.status);
+  const error = new ApiError(message, response.status);
+  error.retryAfter = retryAfterSeconds(response.headers.get('Retry-After'));
+  error.offline = response.headers.has(SERVED_OFFLINE);  // sw.js's 503 for what it never had: not busy
+  return error;
 }
 
-export async function getJSON(url, { signal } = {}) {
+// ---- A busy server: 429 and 503 are tried again after Retry-After, a few times ----
+// The server answers 429 when this browser (or its address) asked for too much at once and 503 when
+// it has too much to do; both say when to come back (Retry-After). Every request for molecules,
+// models, thumbnails, the archive and designs goes through whenFree, which waits that long (3 s
+// when unsaid, 30 s at most) and tries again, up to BUSY_RETRIES times, telling the page how long
+// it waits (BUSY_EVENT: app.js says it in the status line), then gives up with BUSY_GIVE_UP.
+
+/** The window event whenFree sends: {request, seconds, retry, retries} when a request waits
+ * `seconds` before trying again, {request, seconds: 0} when that wait is over (it tries again now) or cancelled. */
+export const BUSY_EVENT = 'proteinar-busy';
+export const BUSY_STATUSES = [429, 503];
+export const BUSY_RETRIES = 5;
+const BUSY_DEFAULT_S = 3;
+const BUSY_MAX_S = 30;
+export const BUSY_GIVE_UP = 'The server is still busy. Try again in a minute.';
+let busyRequests = 0;
+
+/** Seconds from a Retry-After header (a number of seconds, or an HTTP date), or null when absent or unreadable. */
+function retryAfterSeconds(header) {
+  if (header === null || header === undefined || header.trim() === '') return null;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(header)) return Number(header);
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? null : Math.max(0, (at - Date.now()) / 1000);
+}
+
+// How long to wait before trying `outcome` (a Response, or an error thrown) again; null: not busy.
+function busyWait(outcome) {
+  let seconds;
+  if (outcome instanceof Response) {
+    if (!BUSY_STATUSES.includes(outcome.status) || outcome.headers.has(SERVED_OFFLINE)) return null;
+    seconds = retryAfterSeconds(outcome.headers.get('Retry-After'));
+  } else if (outcome instanceof ApiError) {
+    if (!BUSY_STATUSES.includes(outcome.status) || outcome.offline) return null;
+    seconds = outcome.retryAfter;
+  } else {
+    return null;
+  }
+  return Math.min(BUSY_MAX_S, Math.max(1, seconds ?? BUSY_DEFAULT_S));
+}
+
+function pause(seconds, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) { reject(signal.reason ?? new DOMException('Cancelled.', 'AbortError')); return; }
+    const timer = setTimeout(() => { signal?.removeEventListener('abort', stop); resolve(); }, seconds * 1000);
+    const stop = () => { clearTimeout(timer); reject(signal.reason ?? new DOMException('Cancelled.', 'AbortError')); };
+    signal?.addEventListener('abort', stop, { once: true });
+  });
+}
+
+/**
+ * Runs `attempt` (a request: it returns a Response, or what it read from one, or throws an ApiError)
+ * and, while the server answers 429 or 503, waits as it says and runs it again, at most BUSY_RETRIES
+ * more times; then throws an ApiError with BUSY_GIVE_UP. Anything else is returned or thrown as it came.
+ * @template T
+ * @param {() => Promise<T>} attempt
+ * @param {{signal?: AbortSignal}} options  aborting it ends a wait at once
+ * @returns {Promise<T>}
+ */
+export async function whenFree(attempt, { signal } = {}) {
+  const request = ++busyRequests;
+  const tell = (detail) => window.dispatchEvent(new CustomEvent(BUSY_EVENT, { detail: { request, ...detail } }));
+  for (let retry = 1; ; retry++) {
+    let outcome;
+    try {
+      outcome = await attempt();
+    } catch (error) {
+      if (busyWait(error) === null) throw error;
+      outcome = error;
+    }
+    const seconds = busyWait(outcome);
+    if (seconds === null) return outcome;
+    if (outcome instanceof Response) outcome.body?.cancel().catch(() => {});
+    if (retry > BUSY_RETRIES) throw new ApiError(BUSY_GIVE_UP, outcome.status);
+    tell({ seconds, retry, retries: BUSY_RETRIES });
+    try {
+      await pause(seconds, signal);
+    } finally {
+      tell({ seconds: 0 });
+    }
+  }
+}
+
+// One request to our server: a failure to reach it becomes a readable ApiError (aborts stay aborts),
+// and whether it answered goes to the offline banner.
+async function reach(url, init) {
   let response;
   try {
-    response = await fetch(url, { signal, headers: { Accept: 'application/json' } });
+    response = await fetch(url, init);
   } catch (error) {
     if (error.name === 'AbortError') throw error;
     reachable(false);
     throw new ApiError('The server cannot be reached. Check the connection and try again.', 0);
   }
   reachable(!response.headers.has(SERVED_OFFLINE));
+  return response;
+}
+
+/** fetch(url, init) for files of our server (models, thumbnails, structure files), tried again while it is busy (whenFree). */
+export const fetchWhenFree = (url, init = {}) => whenFree(() => reach(url, init), { signal: init.signal });
+
+export async function getJSON(url, { signal } = {}) {
+  const response = await fetchWhenFree(url, { signal, headers: { Accept: 'application/json' } });
   if (!response.ok) throw await failure(response);
   return response.json();
 }
@@ -49,7 +144,7 @@ export const search = (q, start = 0, rows = 10) => getJSON(`/api/search?${new UR
 
 /** Removes a molecule: 401 without an account, 403 for someone neither the administrator nor its owner. */
 export async function removeMolecule(id) {
-  const response = await send(`/api/molecules/${encodeURIComponent(id)}`, { method: 'DELETE', headers: { Accept: 'application/json' } });
+  const response = await sendWhenFree(`/api/molecules/${encodeURIComponent(id)}`, { method: 'DELETE', headers: { Accept: 'application/json' } });
   if (!response.ok && response.status !== 404) throw await failure(response);
 }
 
@@ -78,25 +173,40 @@ async function eventStream(response, onProgress, about = {}) {
       const payload = JSON.parse(data);
       if (event === 'progress') onProgress?.({ ...payload, message: describeProgress(payload, about) });
       else if (event === 'done') return payload;
-      else if (event === 'error') throw new ApiError(payload.error, payload.status);
+      else if (event === 'error') {
+        const error = new ApiError(payload.error, payload.status);
+        if (typeof payload.retryAfter === 'number') error.retryAfter = payload.retryAfter;
+        throw error;
+      }
     }
   }
   throw new ApiError('The server closed the connection before finishing.', 0);
 }
 
-/// Adds an entry by PDB ID or UniProt accession, with progress (an account needed: see needsAccount).
-export async function fetchEntry(id, { onProgress, signal } = {}) {
-  const response = await send('/api/molecules', {
+/// Adds an entry by PDB ID or UniProt accession to the library and to the person's My molecules,
+/// with progress (an account needed: see needsAccount). An entry the server already holds from the
+/// archive (opened by anyone, see openEntry) moves into the library without a new download.
+export function fetchEntry(id, { onProgress, signal } = {}) {
+  return whenFree(async () => eventStream(await send('/api/molecules', {
     method: 'POST', signal,
     headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
     body: JSON.stringify({ id }),
-  });
-  return eventStream(response, onProgress, { name: libraryID(id) ?? id.trim() });
+  }), onProgress, { name: libraryID(id) ?? id.trim() }), { signal });
+}
+
+/// Opens any entry of the archive by PDB ID or UniProt accession, with progress; no account needed
+/// (`GET /api/archive/{id}`). The library's own copy when it has one; otherwise the server fetches
+/// the entry into its archive cache, where it stays a while (the answer's `inLibrary` is false).
+export function openEntry(id, { onProgress, signal } = {}) {
+  const url = `/api/archive/${encodeURIComponent(id.trim())}`;
+  return whenFree(async () => eventStream(await reach(url, {
+    signal, credentials: 'same-origin', cache: 'no-store', headers: { Accept: 'text/event-stream' },
+  }), onProgress, { name: libraryID(id) ?? id.trim(), opening: true }), { signal });
 }
 
 /// Builds a design from pieces (and keeps it in the library with `save: true`, which needs an account): the verdict.
 export async function buildDesign(body) {
-  const response = await send('/api/designs', {
+  const response = await sendWhenFree('/api/designs', {
     method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify(body),
   });
   if (!response.ok) throw await failure(response);
@@ -105,11 +215,10 @@ export async function buildDesign(body) {
 
 /// Uploads a structure file, with progress (an account needed). The body goes as
 /// application/octet-stream, one of the structure types the server accepts for uploads.
-export async function upload(file, { onProgress, signal } = {}) {
-  const response = await send(`/api/molecules?${new URLSearchParams({ name: file.name })}`, {
+export function upload(file, { onProgress, signal } = {}) {
+  return whenFree(async () => eventStream(await send(`/api/molecules?${new URLSearchParams({ name: file.name })}`, {
     method: 'POST', signal, headers: { 'Content-Type': 'application/octet-stream', Accept: 'text/event-stream' }, body: file,
-  });
-  return eventStream(response, onProgress, { name: file.name });
+  }), onProgress, { name: file.name }), { signal });
 }
 
 /// The id the library keeps an entry under, as the server derives it from what was typed
@@ -127,9 +236,11 @@ export function libraryID(text) {
 export async function prepareModel(id, format, options, { onProgress, signal } = {}) {
   const query = new URLSearchParams(options).toString();
   const url = `/api/molecules/${encodeURIComponent(id)}/model.${format}${query ? `?${query}` : ''}`;
-  // Progress is never cached: the same URL, asked without this Accept, is the model itself.
-  const response = await fetch(url, { signal, cache: 'no-store', headers: { Accept: 'text/event-stream' } });
-  const done = await eventStream(response, onProgress, { name: id, format });
+  // Progress is never cached: the same URL, asked without this Accept, is the model itself. Someone
+  // asking for a model another person's request is already making gets that conversion's progress.
+  const done = await whenFree(async () => eventStream(await reach(url, {
+    signal, cache: 'no-store', headers: { Accept: 'text/event-stream' },
+  }), onProgress, { name: id, format }), { signal });
   return done.url;
 }
 
@@ -179,15 +290,7 @@ async function send(url, init = {}, { retry = true } = {}) {
   const method = init.method ?? 'GET';
   const headers = { ...(init.headers ?? {}) };
   if (method !== 'GET' && csrf) headers['X-CSRF-Token'] = csrf;
-  let response;
-  try {
-    response = await fetch(url, { ...init, method, headers, credentials: 'same-origin' });
-  } catch (error) {
-    if (error.name === 'AbortError') throw error;
-    reachable(false);
-    throw new ApiError('The server cannot be reached. Check the connection and try again.', 0);
-  }
-  reachable(!response.headers.has(SERVED_OFFLINE));
+  const response = await reach(url, { ...init, method, headers, credentials: 'same-origin' });
   if ((response.status === 401 || response.status === 403) && method !== 'GET' && retry) {
     const before = `${account?.id ?? ''} ${csrf ?? ''}`;
     try { await session(); } catch { return response; }
@@ -196,13 +299,18 @@ async function send(url, init = {}, { retry = true } = {}) {
   return response;
 }
 
+// send, tried again while the server is busy (whenFree): for the library's molecules and designs.
+// Changes to rooms and accounts are not (a sign-in refused for too many tries must not try again).
+const sendWhenFree = (url, init = {}) => whenFree(() => send(url, init), { signal: init.signal });
+
 // One JSON request with what the rooms API wants: the CSRF header on changes when signed in (see
-// send), the guest key when not.
-async function request(method, url, body) {
+// send), the guest key when not; `busy`: tried again while the server is busy (sendWhenFree).
+async function request(method, url, body, { busy = false } = {}) {
   const headers = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (!account) headers['X-Guest-Key'] = guestKey();
-  const response = await send(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
+  const response = await (busy ? sendWhenFree(url, init) : send(url, init));
   if (!response.ok) throw await failure(response);
   if (response.status === 204) return null;
   return response.json();
@@ -251,8 +359,9 @@ export async function keptIDs() {
   const page = await myMolecules({ limit: 500, sort: 'id' });
   return new Set(page.molecules.map((m) => m.id));
 }
-export const keepMolecule = (id) => request('PUT', keepPath(id), {});
-export const unkeepMolecule = (id) => request('DELETE', keepPath(id));
+/** Keeps `id` in My molecules; a molecule the server holds from the archive moves into the library. */
+export const keepMolecule = (id) => request('PUT', keepPath(id), {}, { busy: true });
+export const unkeepMolecule = (id) => request('DELETE', keepPath(id), undefined, { busy: true });
 
 const roomPath = (id) => `/api/rooms/${encodeURIComponent(id)}`;
 export const listRooms = () => request('GET', '/api/rooms');

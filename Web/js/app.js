@@ -18,6 +18,7 @@ import { setupMap } from './map.js';
 import { formatSize } from './progress-text.js';
 import { setupCapture } from './capture.js';
 import { setupOffline } from './offline.js';
+import { BUSY_EVENT, fetchWhenFree } from './api.js';
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
@@ -29,6 +30,46 @@ let build = null;
 function say(message, { error = false, action = null } = {}) {
   status.replaceChildren(message ?? '', ...(action ? [' ', action] : []));
   status.classList.toggle('error', error);
+  delete status.dataset.busy;
+}
+
+// ---- A busy server: api.js waits and tries again (whenFree); the status line says how long ----
+// "The server is busy — trying again in 3 s", counting down. Screen readers hear each wait once (a
+// visually hidden copy); the seconds counting down are for the eyes only. When every wait is over
+// and nothing else was said meanwhile, the line says again what it said before.
+const busyWaits = new Map();   // request → performance.now() when it tries again
+let busyTick = 0;
+let beforeBusy = null;         // what the status line said before the first wait
+window.addEventListener(BUSY_EVENT, (e) => {
+  const { request, seconds } = e.detail;
+  if (seconds > 0) busyWaits.set(request, performance.now() + seconds * 1000);
+  else busyWaits.delete(request);
+  showBusy(seconds > 0);
+});
+const busyWords = (left) => (left > 0 ? `The server is busy — trying again in ${left} s` : 'The server is busy — trying again now…');
+function showBusy(announce = false) {
+  clearTimeout(busyTick);
+  const shown = status.dataset.busy !== undefined;
+  if (busyWaits.size === 0) {
+    if (shown) {
+      status.replaceChildren(...(beforeBusy?.nodes ?? []));
+      status.classList.toggle('error', beforeBusy?.error ?? false);
+      delete status.dataset.busy;
+    }
+    beforeBusy = null;
+    return;
+  }
+  const next = Math.min(...busyWaits.values());
+  const left = Math.max(0, Math.ceil((next - performance.now()) / 1000));
+  if (!shown || announce) {
+    if (!shown) beforeBusy = { nodes: [...status.childNodes], error: status.classList.contains('error') };
+    status.replaceChildren(el('span', { class: 'visually-hidden' }, `${busyWords(left)}.`), el('span', { 'aria-hidden': 'true', class: 'busy-countdown' }, busyWords(left)));
+    status.classList.remove('error');
+    status.dataset.busy = '';
+  } else {
+    status.querySelector('.busy-countdown').textContent = busyWords(left);
+  }
+  if (left > 0) busyTick = setTimeout(showBusy, Math.max(50, next - performance.now() - (left - 1) * 1000));
 }
 
 function el(tag, attributes = {}, ...children) {
@@ -210,7 +251,7 @@ function offerAR(subject) {
 
 async function showDownloadSize(span, url) {
   try {
-    const response = await fetch(url, { method: 'HEAD' });
+    const response = await fetchWhenFree(url, { method: 'HEAD' });
     const bytes = Number(response.headers.get('Content-Length'));
     if (!response.ok || !(bytes > 0)) return;
     span.textContent = `AR model, ${formatSize(bytes)}`;

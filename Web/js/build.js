@@ -4,7 +4,7 @@
 // whether it holds together; then the built protein replaces the pieces in the 3D view. Before Try,
 // the pieces themselves can go to AR (the server lays them out side by side: pieces.usdz, pieces.glb);
 // after a Try that holds together, Try again builds the same pieces with the next seed.
-import { buildDesign, needsAccount } from './api.js';
+import { buildDesign, fetchWhenFree, needsAccount } from './api.js';
 import { combineModels, parseGLB } from './glb.js';
 import { mat4, quat } from './math.js';
 
@@ -94,7 +94,7 @@ export function setupBuild(app) {
       for (const [i, piece] of pieces.entries()) {
         const key = `${piece.kind}:${piece.length}`;
         if (!previews.has(key)) {
-          const response = await fetch(`/api/designs/model.glb?${new URLSearchParams({ pieces: key, style: 'cartoon' })}`);
+          const response = await fetchWhenFree(`/api/designs/model.glb?${new URLSearchParams({ pieces: key, style: 'cartoon' })}`);
           if (!response.ok) throw new Error(`Could not draw ${PIECES[piece.kind].name.toLowerCase()} pieces (HTTP ${response.status}).`);
           previews.set(key, parseGLB(await response.arrayBuffer()));
         }

@@ -1,5 +1,7 @@
 // Downloads a model file for the 3D viewer (viewer.js), reporting progress while it arrives and
-// turning failures into messages people can act on.
+// turning failures into messages people can act on. A busy server (429, 503) is asked again after
+// the wait it names (api.js whenFree).
+import { ApiError, whenFree } from './api.js';
 
 /** The error fetch throws when its signal aborts, for loads that are cancelled another way. */
 export function abortError(message) {
@@ -15,9 +17,9 @@ export function abortError(message) {
 export async function downloadModel(url, { signal, onProgress } = {}) {
   let response;
   try {
-    response = await fetch(url, { signal });
+    response = await whenFree(() => fetch(url, { signal }), { signal });
   } catch (error) {
-    if (error?.name === 'AbortError') throw error;
+    if (error?.name === 'AbortError' || error instanceof ApiError) throw error;
     throw new Error(`Could not reach the server to load the model (${error?.message ?? error}).`, { cause: error });
   }
   if (!response.ok) throw await httpError(response);

@@ -1,12 +1,14 @@
-// The Explore screen (#/explore/ID): getting an entry by ID or by searching the archive (More
-// results pages on), its 3D model in the style and colours the controls pick (built on the server,
-// with progress; a double tap on the view opens the style sheet), its details, Previous and Next
-// through the library for a molecule opened from it, and the last molecule seen, remembered for the
-// next launch.
+// The Explore screen (#/explore/ID): opening any entry of the archive by ID or by searching it
+// (More results pages on), with no account (the server keeps what it fetched a while: looking is
+// not adding); its 3D model in the style and colours the controls pick (built on the server, with
+// progress; a double tap on the view opens the style sheet), its details with "Add to the library"
+// for someone signed in, Previous and Next through the library for a molecule opened from it, and
+// the last molecule seen, remembered for the next launch.
 import * as api from './api.js';
 import { MoleculeViewer } from './viewer.js';
 import { keepOfflineToggle, offlineSupported } from './offline.js';
 import { browseLibraryFrom, forgetLastMolecule, libraryNeighbours, rememberLastMolecule } from './library.js';
+import { signInHref } from './account.js';
 
 // A big model also gets a coarse version for the viewer to draw while it moves, if full frames
 // turn out too slow on this device. It is a background nicety: failures are ignored.
@@ -105,9 +107,22 @@ export function setupExplore(app) {
     }
   }
 
+  // Shows molecule `id`. One the server no longer holds (an entry opened from the archive leaves its
+  // cache after a while) is opened from the archive again when `id` is an entry's ID: a link, a
+  // reload, Previous and Next and the last molecule seen all keep working.
   async function openMolecule(id) {
     try {
-      const m = await api.molecule(id);
+      let m;
+      try {
+        m = await api.molecule(id);
+      } catch (error) {
+        if (error.status !== 404 || !api.looksLikeEntryID(id)) throw error;
+        const opened = await fromArchive(id);
+        if (addressed() !== id) return;  // the person went to another molecule or screen meanwhile
+        if (opened.id !== id) history.replaceState(null, '', `#/explore/${encodeURIComponent(opened.id)}`);
+        // Asked again by its address, through the service worker, which then keeps it as opened.
+        m = await api.molecule(opened.id).catch(() => opened);
+      }
       current = m;
       $('entry-id').value = m.id;
       $('view-controls').hidden = false;
@@ -116,8 +131,31 @@ export function setupExplore(app) {
       app.route();
       await showModel();
     } catch (error) {
-      if (error.status === 404) forgetLastMolecule(id);
-      say(error.message, { error: true });
+      if (error.name === 'AbortError') return;
+      progress(null);
+      if (error.status === 404 || error.status === 400) forgetLastMolecule(id);
+      if (error.status === 413 && api.looksLikeEntryID(id)) tooBigToKeep(id, error);
+      else say(error.message, { error: true });
+    }
+  }
+
+  // The molecule the address names (#/explore/ID), or ''.
+  const addressed = () => (location.hash.startsWith('#/explore/') ? decodeURIComponent(location.hash.split('/')[2] ?? '') : '');
+
+  // Opens entry `id` from the archive (GET /api/archive/ID): anyone may, no account needed. The
+  // progress of the server's download and reading is said in words and shown in the bar.
+  async function fromArchive(id) {
+    loadController?.abort();
+    const controller = (loadController = new AbortController());
+    progress(undefined, 'Opening the entry');
+    say(`Opening ${api.libraryID(id) ?? id}…`);
+    try {
+      return await api.openEntry(id, {
+        signal: controller.signal,
+        onProgress: (p) => { say(p.message); if (p.fraction != null) progress(p.fraction, p.message); },
+      });
+    } finally {
+      if (loadController === controller) progress(null);
     }
   }
 
@@ -129,39 +167,45 @@ export function setupExplore(app) {
       return;
     }
     $('entry-id').blur();  // closes the phone's keyboard
-    loadController?.abort();
+    // Looking is not adding: the library's copy when it has one, else the archive's, for anyone.
     try {
-      progress(undefined, 'Fetching the entry');
-      say(`Fetching ${id.toUpperCase()}…`);
-      const m = await api.fetchEntry(id, {
-        onProgress: (p) => { say(p.message); if (p.fraction != null) progress(p.fraction, p.message); },
-      });
-      progress(null);
+      const m = await fromArchive(id);
       if (location.hash !== `#/explore/${m.id}`) history.replaceState(null, '', `#/explore/${m.id}`);
       await openMolecule(m.id);
     } catch (error) {
-      progress(null);
-      if (api.needsAccount(error)) await notAdded(id);
-      else say(error.message, { error: true });
+      if (error.name === 'AbortError') return;
+      const key = api.libraryID(id);
+      // Offline (or the server out of reach), an entry this device opened or kept before still
+      // opens: its details and models are in the service worker's caches (sw.js), by its address.
+      if (error.status === 0 && key) {
+        history.replaceState(null, '', `#/explore/${encodeURIComponent(key)}`);
+        await openMolecule(key);
+        return;
+      }
+      if (error.status === 413) { tooBigToKeep(key ?? id, error); return; }
+      say(error.message, { error: true });
     }
   }
 
-  // Getting an entry adds it to the library, which needs an account (unless the library is open).
-  // Without one, an entry the library has already opens all the same; any other needs signing in.
-  async function notAdded(id) {
-    const key = api.libraryID(id);
-    let existing = null;
-    try {
-      existing = key ? await api.molecule(key) : null;
-    } catch {
-      existing = null;
-    }
-    if (existing) {
-      if (location.hash !== `#/explore/${existing.id}`) history.replaceState(null, '', `#/explore/${existing.id}`);
-      await openMolecule(existing.id);
-      return;
-    }
-    account.needsAccount(`${key ?? id} is not in this server's library yet, and adding it needs an account.`, 'press Get again');
+  // An entry larger than the server's whole archive cache (413) can only be added to the library:
+  // someone signed in gets a button for that beside the server's words, anyone else a link to sign in.
+  function tooBigToKeep(id, error) {
+    if (!api.currentAccount()) { account.needsAccount(error.message, 'press Get again'); return; }
+    const add = el('button', { type: 'button', id: 'add-big-to-library', onclick: async () => {
+      add.disabled = true;
+      try {
+        progress(undefined, 'Adding the entry');
+        const m = await api.fetchEntry(id, { onProgress: (p) => { say(p.message); if (p.fraction != null) progress(p.fraction, p.message); } });
+        progress(null);
+        say(`Added ${m.id} to the library and to My molecules.`);
+        if (location.hash !== `#/explore/${m.id}`) history.replaceState(null, '', `#/explore/${m.id}`);
+        await openMolecule(m.id);
+      } catch (failure) {
+        progress(null);
+        say(failure.message, { error: true });
+      }
+    } }, 'Add it to the library');
+    say(error.message, { error: true, action: add });
   }
 
   $('get-form').addEventListener('submit', (e) => { e.preventDefault(); getEntry($('entry-id').value); });
@@ -274,8 +318,45 @@ export function setupExplore(app) {
     if (/^[1-9][A-Z0-9]{3}$/.test(m.id)) links.push(el('a', { href: `https://www.rcsb.org/structure/${m.id}`, target: '_blank', rel: 'noopener' }, `${m.id} at RCSB PDB`));
     links.push(el('a', { href: 'https://pdb101.rcsb.org/', target: '_blank', rel: 'noopener' }, 'PDB-101'));
     $('details-links').replaceChildren(...links.flatMap((a, i) => (i ? [' · ', a] : [a])));
+    showLibraryPlace(m);
     showKeep(m.id);
     showKeepOffline(m.id);
+  }
+
+  // An entry opened from the archive is not in the library (inLibrary false): someone signed in may
+  // add it (to the library and to their My molecules); anyone else reads that the server keeps it a
+  // while and that signing in lets them add it.
+  async function showLibraryPlace(m) {
+    const slot = $('details-library');
+    slot.replaceChildren();
+    if (m.inLibrary !== false) return;
+    await account.ready();
+    if (current?.id !== m.id || current.inLibrary !== false) return;
+    if (api.currentAccount()) {
+      const add = el('button', { type: 'button', id: 'add-to-library', class: 'primary', onclick: () => addToLibrary(m.id, add) }, 'Add to the library');
+      slot.replaceChildren(add, ' ', el('span', { class: 'keep-note' }, 'Opened from the archive: adding it keeps it here for everyone, and in your My molecules.'));
+    } else {
+      slot.replaceChildren(el('span', { class: 'archive-note' }, `${m.id} was opened from the archive and is kept on this server for a while. `,
+        el('a', { href: signInHref(), class: 'sign-in-link' }, 'Sign in or register'), ' to add it to the library.'));
+    }
+  }
+
+  async function addToLibrary(id, button) {
+    button.disabled = true;
+    say(`Adding ${id} to the library…`);
+    try {
+      const m = await api.fetchEntry(id, { onProgress: (p) => say(p.message) });
+      if (current?.id === id) {
+        current = { ...current, ...m, inLibrary: true };
+        showLibraryPlace(current);
+        showKeep(id);
+      }
+      say(`Added ${id} to the library and to My molecules.`);
+    } catch (error) {
+      button.disabled = false;
+      if (api.needsAccount(error)) account.needsAccount(`Adding ${id} to the library needs an account.`, 'press “Add to the library” again');
+      else say(error.message, { error: true });
+    }
   }
 
   // Keep offline: this molecule's files stay on this device (no account needed), with how much is kept.
@@ -287,18 +368,19 @@ export function setupExplore(app) {
   }
 
   // Keep in My molecules, for someone signed in: pressed when the molecule is on their list.
+  // Not for an entry opened from the archive: "Add to the library" stands for it until it is added.
   async function showKeep(id) {
     const slot = $('details-keep');
     slot.replaceChildren();
     await account.ready();
-    if (!api.currentAccount() || current?.id !== id) return;
+    if (!api.currentAccount() || current?.id !== id || current.inLibrary === false) return;
     let kept = false;
     try {
       kept = (await api.keptIDs()).has(id);
     } catch {
       return;  // the list cannot be read now: no button rather than a wrong one
     }
-    if (current?.id !== id) return;
+    if (current?.id !== id || current.inLibrary === false) return;
     slot.replaceChildren(account.keepButton(id, kept, { label: `Keep ${id} in My molecules`, text: 'Keep in My molecules' }),
       ' ', el('a', { href: '#/library/mine' }, 'My molecules'));
   }
@@ -309,7 +391,9 @@ export function setupExplore(app) {
       ensureViewer();
       if (arg && decodeURIComponent(arg) !== current?.id) openMolecule(decodeURIComponent(arg));
       else if (current) {
-        showKeep(current.id);  // back from signing in (or out): Keep follows
+        // Back from signing in (or out): Keep and Add to the library follow.
+        showLibraryPlace(current);
+        showKeep(current.id);
         // Back on the molecule already shown: the status names it again, not an earlier error.
         if (viewer?.model) say(`${current.id}: ${current.title}`);
       }

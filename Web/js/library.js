@@ -43,6 +43,22 @@ export function forgetLastMolecule(id) {
   try { localStorage.removeItem(LAST_KEY); } catch { /* nothing remembered anyway */ }
 }
 
+// A picture the server was too busy to draw (429, 503; an <img> cannot read Retry-After) is asked
+// for again after a wait, twice at most. A failed answer is not cached, so the same address loads anew.
+const THUMBNAIL_WAITS_MS = [3000, 8000];
+function thumbnailAgain(e) {
+  const img = e.currentTarget;
+  const tries = Number(img.dataset.tries ?? 0);
+  if (tries >= THUMBNAIL_WAITS_MS.length || !navigator.onLine) return;
+  img.dataset.tries = String(tries + 1);
+  setTimeout(() => {
+    if (!img.isConnected) return;
+    const src = img.getAttribute('src');
+    img.removeAttribute('src');
+    img.setAttribute('src', src);
+  }, THUMBNAIL_WAITS_MS[tries]);
+}
+
 /**
  * @param {{$: Function, el: Function, say: Function, account: object}} app  account: account.js's
  */
@@ -107,7 +123,7 @@ export function setupLibrary(app) {
       actions.push(el('button', { type: 'button', 'aria-label': `Delete ${m.id}`, onclick: () => remove(m.id) }, 'Delete'));
     }
     return el('li', { 'data-molecule': m.id },
-      el('img', { src: `${m.links.thumbnail}?size=256`, alt: `${m.id}: picture of the structure`, loading: 'lazy' }),
+      el('img', { src: `${m.links.thumbnail}?size=256`, alt: `${m.id}: picture of the structure`, loading: 'lazy', onerror: thumbnailAgain }),
       el('strong', {}, m.id), el('span', { class: 'title' }, m.title),
       el('div', { class: 'row' }, ...actions));
   }

@@ -47,8 +47,9 @@ export async function keep(id) {
   const answers = await Promise.all(files.map(async (url) => {
     let response;
     try {
-      response = await fetch(url);
-    } catch {
+      response = await api.whenFree(() => fetch(url));  // a busy server (429, 503) is asked again after its wait
+    } catch (error) {
+      if (error instanceof api.ApiError) throw error;
       throw new api.ApiError('The server cannot be reached. Check the connection and try again.', 0);
     }
     if (!response.ok) {

@@ -2,7 +2,8 @@
 // model… 1.2 MB" rather than the server's own log line ("wrote 1234567 bytes"). The server's
 // progress events carry a stage (download, read, store, mesh, write) and a terse message meant for
 // its command line; the page says the stage in its own words and keeps only the size from the
-// message.
+// message. Someone waiting for a model or an entry another person asked for first gets the same
+// events, from that one conversion, and so sees the same words.
 
 /** A size for people: "2.1 GB", "1.2 MB" from a million bytes up, else whole kilobytes ("340 KB", at least 1). */
 export function formatSize(bytes) {
@@ -26,10 +27,11 @@ function bytesIn(message) {
 /**
  * The words for one progress event of the server ({stage, message, fraction}).
  * @param {{stage?: string, message?: string, fraction?: number|null}} progress
- * @param {{name?: string, format?: string}} about what is being worked on: the entry or file's
- *   name (fetching, uploading) and the model's format (glb for the 3D view, usdz for AR)
+ * @param {{name?: string, format?: string, opening?: boolean}} about what is being worked on: the
+ *   entry or file's name (fetching, uploading), the model's format (glb for the 3D view, usdz for
+ *   AR), and `opening` for an entry opened from the archive (kept on the server, not added to the library)
  */
-export function describeProgress(progress, { name = '', format = '' } = {}) {
+export function describeProgress(progress, { name = '', format = '', opening = false } = {}) {
   const bytes = bytesIn(progress?.message);
   const size = bytes === null ? '' : ` ${formatSize(bytes)}`;
   const model = format === 'usdz' ? 'AR model' : format === 'glb' ? '3D model' : 'model';
@@ -37,7 +39,9 @@ export function describeProgress(progress, { name = '', format = '' } = {}) {
   switch (progress?.stage) {
     case 'download': return `Downloading${it} from the archive…${size}`;
     case 'read': return `Reading${it}…`;
-    case 'store': return /starter/i.test(progress.message ?? '') ? 'Adding the starter molecules to the library…' : `Adding${it} to the library…`;
+    case 'store':
+      if (/starter/i.test(progress.message ?? '')) return 'Adding the starter molecules to the library…';
+      return opening ? `Keeping${it} on this server…` : `Adding${it} to the library…`;
     case 'mesh': return `Building the ${model}${name ? ` of ${name}` : ''}…`;
     case 'write': return `Preparing the ${model}…${size}`;
     default:

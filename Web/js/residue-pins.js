@@ -4,6 +4,7 @@
 // /api/molecules/{id}/file), takes the residue's Cα (or the middle of its atoms), and carries it
 // into the room the way the server placed the model: centred over the origin, scaled so its
 // longest side fits (MoleculeScene.place), then moved by the room's placement.
+import { fetchWhenFree } from './api.js';
 
 // How far the model's surface reaches past the atom centres, in Å, by style: the model's box is
 // that much bigger than the atoms' box on every side (a cartoon's ribbon, a sphere's radius).
@@ -38,7 +39,7 @@ export function parseResidue(text) {
 /** The residue's atoms for `moleculeID` (read once per page), or a rejection with a readable reason. */
 export function moleculeAtoms(moleculeID) {
   if (!atomsByMolecule.has(moleculeID)) {
-    const loading = fetch(`/api/molecules/${encodeURIComponent(moleculeID)}/file`).then(async (response) => {
+    const loading = fetchWhenFree(`/api/molecules/${encodeURIComponent(moleculeID)}/file`).then(async (response) => {
       if (!response.ok) throw new Error(`the molecule's file could not be read (HTTP ${response.status})`);
       const text = await response.text();
       const atoms = /^data_|_atom_site\./m.test(text) ? readMmCIF(text) : readPDB(text);

@@ -310,7 +310,7 @@ export function setupRoomScreen(app) {
     try {
       setStatus($('room-status').dataset.state ?? 'connecting', `Loading ${placement.moleculeID}…`);
       const url = await api.prepareModel(placement.moleculeID, 'glb', { style: placement.style || 'cartoon', compression: 'meshopt' });
-      const response = await fetch(url);
+      const response = await api.fetchWhenFree(url);
       if (!response.ok) throw new Error(`Could not load ${placement.moleculeID} (HTTP ${response.status}).`);
       const model = parseGLB(await response.arrayBuffer());
       if (id !== roomID || key !== moleculeKey) return;
