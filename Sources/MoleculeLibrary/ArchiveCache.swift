@@ -44,15 +44,26 @@ extension LibraryService {
             guard !existing.inLibrary, Date().timeIntervalSince(existing.confirmedAt) >= archiveCache.revalidateAfter else { return existing }
             return try await revalidate(existing, id: id, admission: admission, progress: progress)
         }
-        let record = try await fetchShared(id, inLibrary: false, admission: admission, progress: progress)
-        guard !record.inLibrary else { return record }
-        guard record.fileSize <= archiveCache.limitBytes else {
-            _ = try? await store.remove(id: record.id)
+        return try await fetchShared(id, inLibrary: false, admission: admission, progress: progress)
+    }
+
+    /// Stores an entry in the archive cache once the least recently viewed entries have made room
+    /// for it, one entry at a time, so the cache never holds more than its bound, even for a
+    /// moment. An entry larger than the whole cache is refused.
+    func addToArchiveCache(_ record: MoleculeRecord, compressedFile: [UInt8]) async throws {
+        let limit = archiveCache.limitBytes
+        guard record.fileSize <= limit else {
             throw LibraryError.tooLarge("\(record.id)'s file (\(Self.megabytes(record.fileSize))) is larger than this server's archive cache "
-                                        + "(\(Self.megabytes(archiveCache.limitBytes))); someone with an account can add it to the library")
+                                        + "(\(Self.megabytes(limit))); someone with an account can add it to the library")
         }
-        await trimArchiveCache()
-        return record
+        try await archiveCacheWrites.withSlot { [self] in
+            let removed = try await store.evictArchiveCache(limitBytes: limit - record.fileSize)
+            for id in removed { hot.forgetFile(of: id) }
+            if !removed.isEmpty {
+                logger.info("archive cache: removed \(removed.count) least recently viewed (\(removed.prefix(5).joined(separator: ", "))) for \(record.id)")
+            }
+            try await store.add(record, compressedFile: compressedFile)
+        }
     }
 
     /// Moves an archive-cache entry into the library (kept for good); nothing for a library molecule.
@@ -106,16 +117,6 @@ extension LibraryService {
         return "\(tenths / 10).\(tenths % 10) MB"
     }
 
-    /// Removes the least recently viewed entries beyond the cache's bound.
-    func trimArchiveCache() async {
-        do {
-            let removed = try await store.evictArchiveCache(limitBytes: archiveCache.limitBytes)
-            for id in removed { hot.forgetFile(of: id) }
-            if !removed.isEmpty { logger.info("archive cache: removed \(removed.count) least recently viewed (\(removed.prefix(5).joined(separator: ", ")))") }
-        } catch {
-            logger.error("archive cache: could not trim: \(error)")
-        }
-    }
 }
 
 extension Duration {

@@ -88,6 +88,8 @@ public final class LibraryService: Sendable {
     public let counters = WorkCounters()
     let logger: Logger
     let fetches = SharedWork<MoleculeRecord>()
+    /// One archive-cache entry stored at a time, after room is made for it (`ArchiveCache.swift`).
+    let archiveCacheWrites = WorkLimiter(width: 1, what: "archive cache writes")
     private let conversions = SharedWork<CachedModel>()
     /// Designs and their files being made, by recipe and cache key (`Designs.swift`).
     let designsUnderWay = SharedWork<Design>()
@@ -154,7 +156,11 @@ public final class LibraryService: Sendable {
         }
         if source != "starter" && inLibrary { try await checkQuota(adding: prepared.0) }
         progress?(WorkProgress(stage: "store", message: "storing \(prepared.0.id)"))
-        try await store.add(prepared.0, compressedFile: prepared.1)
+        if inLibrary {
+            try await store.add(prepared.0, compressedFile: prepared.1)
+        } else {
+            try await addToArchiveCache(prepared.0, compressedFile: prepared.1)
+        }
         if let owner { try await store.keep(moleculeID: prepared.0.id, accountID: owner) }
         return prepared.0
     }

@@ -15,8 +15,8 @@ final class RateLimiter: Sendable {
     }
 
     /// Takes `cost` tokens for `key` (at most the burst), or throws `tooManyRequests` saying when
-    /// they will be there.
-    func take(_ key: String, cost: Double = 1, what: String) throws {
+    /// they will be there ("too many `what` from `who`").
+    func take(_ key: String, cost: Double = 1, what: String, from who: String = "you") throws {
         let now = Date()
         let cost = min(max(cost, 0), burst)
         let wait: Double? = buckets.withLockedValue { b in
@@ -32,7 +32,15 @@ final class RateLimiter: Sendable {
             return nil
         }
         if let wait {
-            throw LibraryError.tooManyRequests("too many \(what) from you; try again in \(Int(wait.rounded(.up))) s", retryAfter: Int(wait.rounded(.up)))
+            throw LibraryError.tooManyRequests("too many \(what) from \(who); try again in \(Int(wait.rounded(.up))) s", retryAfter: Int(wait.rounded(.up)))
+        }
+    }
+
+    /// Gives back `cost` tokens taken for work that then never started (the server was too busy).
+    func giveBack(_ key: String, cost: Double = 1) {
+        buckets.withLockedValue { b in
+            guard let (tokens, at) = b[key] else { return }
+            b[key] = (min(burst, tokens + cost), at)
         }
     }
 }
@@ -185,7 +193,25 @@ private struct OpenAdmission: Admission {
     let client: Client
     func admit<T: Sendable>(_ work: @Sendable () async throws -> T) async throws -> T {
         try openings.perClient.take(client.key, what: "new entries opened (a minute's worth)")
-        try openings.perAddress.take(client.address, what: "new entries opened from your address (a minute's worth)")
-        return try await openings.downloads.withSlot(work)
+        do {
+            try openings.perAddress.take(client.address, what: "new entries opened (a minute's worth)", from: "your address")
+        } catch {
+            openings.perClient.giveBack(client.key)
+            throw error
+        }
+        // A download refused because too many wait (503) opened nothing: its tokens come back.
+        let started = NIOLockedValueBox(false)
+        do {
+            return try await openings.downloads.withSlot {
+                started.withLockedValue { $0 = true }
+                return try await work()
+            }
+        } catch let error as LibraryError {
+            if case .busy = error, !started.withLockedValue({ $0 }) {
+                openings.perClient.giveBack(client.key)
+                openings.perAddress.giveBack(client.address)
+            }
+            throw error
+        }
     }
 }

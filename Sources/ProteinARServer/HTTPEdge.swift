@@ -8,7 +8,8 @@ import NIOCore
 /// What the edge of the server allows a connection before any route sees it.
 public struct EdgeLimits: Sendable {
     public var maxConnections = 512
-    public var connectionsPerAddress = 64
+    /// A class of 40 phones behind one school address, each browser opening up to 6 connections.
+    public var connectionsPerAddress = 256
     /// A connection must send its first request head within this time.
     public var headerTimeout: TimeAmount = .seconds(10)
     /// A keep-alive connection with nothing to do is closed after this.

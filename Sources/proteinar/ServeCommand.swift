@@ -76,7 +76,7 @@ struct ServeLimitOptions: ParsableArguments {
     var archiveCacheMB = 1024
     @Option(help: "Hours after which an archive-cache entry is checked against the archive when next opened.") var archiveRevalidateHours = 168
     @Option(help: "Open connections in all.") var maxConnections = 512
-    @Option(help: "Open connections per client address.") var connectionsPerAddress = 64
+    @Option(help: "Open connections per client address (a class of 40 phones, each browser opening up to 6).") var connectionsPerAddress = 256
     @Option(help: "Seconds a connection has to send its first request head.") var headerTimeout = 10
     @Option(help: "Seconds a kept-alive connection may sit idle.") var idleTimeout = 30
     @Option(help: "Longest request head, in kilobytes (longer gets 431).") var maxHeaderKB = 32

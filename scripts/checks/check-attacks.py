@@ -19,7 +19,13 @@ another process meanwhile. docs/security.md says how the server must answer.
     30 s, 100 KB of headers → 431, 1,050 silent connections do not stop /healthz, SIGTERM ends it
     within 10 s;
  9. security headers, /metrics and /healthz details behind a token, no tokens from URLs, bcrypt
-    throttled per address, designs cached, rooms per account capped, the room list paged.
+    throttled per address, designs cached, rooms per account capped, the room list paged;
+10. one address minting client ids: 2,000 cookie-less requests for distinct models, 120 at once →
+    held by the per-address ceiling (429), the queue bounded, at most 600 ids minted; edited and
+    forged proteinar_client cookies get no fresh share;
+11. 1,000 archive entries opened by one client (a stand-in that answers every ID) → 20 a minute,
+    then 429; fresh clients of one address → its 120 a minute, at most 4 downloads at once, then
+    503; with the limits lifted, a 2 MB archive cache stays within its bound and so does the disk.
 In every attack: the server's peak RSS under 1 GB and /healthz p99 under 200 ms.
 
 Prints `ok`/`FAIL` lines, each attack's figures, a table, and `N passed, M failed`; exits 1 on a
@@ -33,6 +39,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
 from attacks.context import RUN, run, table  # noqa: E402
+from attacks.archive_opens import check_archive_opens  # noqa: E402
+from attacks.client_ids import check_client_ids  # noqa: E402
 from attacks.conversions import check_conversions  # noqa: E402
 from attacks.edge import check_edge  # noqa: E402
 from attacks.roles import check_roles  # noqa: E402
@@ -62,6 +70,8 @@ def main():
     run("7", "2,000 watchers in one room", check_watchers)
     run("8", "HTTP edge: slow, silent, big, SIGTERM", check_edge)
     run("9", "headers, metrics, tokens, bcrypt, caches, caps", check_small)
+    run("10", "one address minting client ids", check_client_ids)
+    run("11", "1,000 archive entries; the cache bound", check_archive_opens)
     servers.stop_all()
     print("\n" + table())
     print(f"\nattacks: {RUN.passed} passed, {RUN.failed} failed in {time.monotonic() - started:.0f} s")
