@@ -88,39 +88,26 @@ def together(check, label, margin):
                 f"the last left {-margin * 1000:.0f} ms after the first answer")
 
 
-def log_lines(server, offset, molecule):
-    with open(server.log_path, "rb") as f:
-        f.seek(offset)
-        text = f.read().decode(errors="replace")
-    return [line.strip() for line in text.splitlines() if re.search(rf"\bconverted {re.escape(molecule)} \S+ in \d+", line)]
 
 
-def log_size(server):
-    with open(server.log_path, "rb") as f:
-        return f.seek(0, 2)
 
 
-def statuses(responses):
-    found = {}
-    for r in responses:
-        found[r.status] = found.get(r.status, 0) + 1
-    return ", ".join(f"{n}× {st or 'no answer'}" for st, n in sorted(found.items()))
 
 
 def one_conversion(check, server, label, path, molecule):
     """Case: CLASS at once for a model or thumbnail of `molecule` nobody asked for."""
     before = settle(server)
-    offset = log_size(server)
+    offset = tools.log_size(server)
     responses, took, margin = at_once(server, path)
     after = detail(server).get("conversionsRun")
-    lines = log_lines(server, offset, molecule)
+    lines = tools.converted_lines(server, offset, re.escape(molecule))
     bodies = {hashlib.sha256(r.raw).hexdigest() for r in responses if r.status == 200}
     size = max((len(r.raw) for r in responses if r.status == 200), default=0)
-    print(f"     {label}: GET {path}: {statuses(responses)} in {took:.1f} s (the last sent {margin * 1000:.0f} ms before the first "
+    print(f"     {label}: GET {path}: {tools.status_counts([r.status for r in responses])} in {took:.1f} s (the last sent {margin * 1000:.0f} ms before the first "
           f"answer), {len(bodies)} distinct bodies of {size:,} bytes; conversionsRun {before} → {after}; log: {lines}", flush=True)
     together(check, label, margin)
     check.check(f"{label}: {CLASS} × 200", all(r.status == 200 for r in responses),
-                statuses(responses) + "; " + "; ".join(f"{r.status} {tools.message(r)}" for r in responses if r.status != 200)[:300])
+                tools.status_counts([r.status for r in responses]) + "; " + "; ".join(f"{r.status} {tools.message(r)}" for r in responses if r.status != 200)[:300])
     check.check(f"{label}: identical bodies", len(bodies) == 1 and size > 0, f"{len(bodies)} distinct bodies")
     check.check(f"{label}: one conversion (conversionsRun +1)", before is not None and after is not None and after - before == 1,
                 f"conversionsRun {before} → {after}")
@@ -137,13 +124,13 @@ def one_download(check, server, archive):
     in_library = {m.get("inLibrary") for m in molecules}
     bodies = {r.raw for r in responses if r.status == 200}
     b, a = before.get("archiveDownloads"), after.get("archiveDownloads")
-    print(f"     a new archive entry: GET /api/archive/{NEW_ENTRY}: {statuses(responses)} in {took:.1f} s (the last sent "
+    print(f"     a new archive entry: GET /api/archive/{NEW_ENTRY}: {tools.status_counts([r.status for r in responses])} in {took:.1f} s (the last sent "
           f"{margin * 1000:.0f} ms before the first answer); ids {sorted(map(str, ids))}, "
           f"inLibrary {sorted(map(str, in_library))}, {len(bodies)} distinct bodies; archiveDownloads {b} → {a}; the stand-in sent "
           f"{archive.downloads} file(s) ({archive.requests} requests)", flush=True)
     together(check, "a new archive entry", margin)
     check.check(f"a new archive entry: {CLASS} × 200", all(r.status == 200 for r in responses),
-                statuses(responses) + "; " + "; ".join(f"{r.status} {tools.message(r)}" for r in responses if r.status != 200)[:300])
+                tools.status_counts([r.status for r in responses]) + "; " + "; ".join(f"{r.status} {tools.message(r)}" for r in responses if r.status != 200)[:300])
     check.check(f"a new archive entry: the same molecule ({NEW_ENTRY}, inLibrary false) for all",
                 len(molecules) == CLASS and ids == {NEW_ENTRY} and in_library == {False}, f"ids {ids}, inLibrary {in_library}")
     check.check("a new archive entry: one download (archiveDownloads +1, one file from the archive)",

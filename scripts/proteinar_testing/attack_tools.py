@@ -21,7 +21,9 @@ import http.client
 import json
 import os
 import random
+import re
 import resource
+import selectors
 import signal
 import socket
 import struct
@@ -438,3 +440,65 @@ def du_bytes(path):
 
 def rng(seed=None):
     return random.Random(seed if seed is not None else int.from_bytes(os.urandom(8), "big"))
+
+
+def wave_at_once(port, requests, source, wait):
+    """Sends `requests` ((path, extra header lines or "") pairs) at once, each on a connection of its
+    own from `source`, and closes each after `wait` s: (status, Retry-After) of what came in time,
+    (None, None) for those still waiting (their conversions are then abandoned)."""
+    sel = selectors.DefaultSelector()
+    socks = []
+    for path, extra in requests:
+        s = socket.socket()
+        s.bind((source, 0))
+        s.connect(("127.0.0.1", port))
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: */*\r\n{extra}\r\n".encode())
+        s.setblocking(False)
+        socks.append({"sock": s, "data": b"", "done": False})
+        sel.register(s, selectors.EVENT_READ, socks[-1])
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline and not all(c["done"] for c in socks):
+        for key, _ in sel.select(max(0.0, deadline - time.monotonic())):
+            c = key.data
+            try:
+                chunk = c["sock"].recv(65536)
+            except OSError:
+                chunk = b""
+            if not chunk or b"\r\n\r\n" in c["data"] + chunk:
+                c["done"] = True
+                sel.unregister(c["sock"])
+            c["data"] += chunk[:65536]
+    out = []
+    for c in socks:
+        c["sock"].close()
+        head = c["data"].split(b"\r\n\r\n", 1)[0].decode(errors="replace")
+        if head.startswith("HTTP/1."):
+            lines = head.split("\r\n")
+            retry = next((l.split(":", 1)[1].strip() for l in lines[1:] if l.lower().startswith("retry-after:")), None)
+            out.append((int(lines[0].split()[1]), retry))
+        else:
+            out.append((None, None))
+    sel.close()
+    return out
+
+
+def log_size(server):
+    """Where the server's log ends now (for reading what it writes from here on)."""
+    with open(server.log_path, "rb") as f:
+        return f.seek(0, 2)
+
+
+def converted_lines(server, offset=0, molecule=r"\S+"):
+    """The server's `converted ID KEY in N ms` lines since `offset` (of `molecule`, a pattern)."""
+    with open(server.log_path, "rb") as f:
+        f.seek(offset)
+        text = f.read().decode(errors="replace")
+    return [line.strip() for line in text.splitlines() if re.search(rf"\bconverted {molecule} \S+ in \d+", line)]
+
+
+def status_counts(statuses):
+    """'3× 200, 2× 429, 1× no answer' from a list of statuses (None: no answer)."""
+    out = {}
+    for st in statuses:
+        out[st] = out.get(st, 0) + 1
+    return ", ".join(f"{n}× {st if st else 'no answer'}" for st, n in sorted(out.items(), key=lambda kv: kv[0] or 0))

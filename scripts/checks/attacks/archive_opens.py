@@ -20,7 +20,7 @@ from proteinar_testing import attack_tools as tools
 from proteinar_testing.archive import ArchiveStandIn
 from proteinar_testing.paths import FIXTURES
 
-from .client_ids import METRICS_TOKEN, DetailSampler, client_cookie, counts, detail
+from .client_ids import METRICS_TOKEN, DetailSampler, client_cookie, detail
 
 SOURCE = "127.0.0.30"
 ENTRIES = 1000
@@ -82,11 +82,11 @@ def check_rate_limits(a, archive):
     served = statuses.count(200)
     downloads = (after.get("archiveDownloads") or 0) - (before.get("archiveDownloads") or 0) if "archiveDownloads" in after else None
     allowance = PER_CLIENT + int(took * PER_CLIENT / 60) + 1
-    a.figure(f"one client, {ENTRIES} new entries, 8 at once, in {took:.1f} s: {counts(statuses)}; archive downloads {downloads} "
+    a.figure(f"one client, {ENTRIES} new entries, 8 at once, in {took:.1f} s: {tools.status_counts(statuses)}; archive downloads {downloads} "
              f"(the stand-in sent {archive.downloads} files, at most {archive.max_in_flight} at once); first refusal: {first_refusal(results)}",
              table=f"one client: {served} opened, {statuses.count(429)}× 429")
     a.check(f"one client opens at most its {PER_CLIENT} a minute (here {allowance} in {took:.0f} s)", served <= allowance, f"{served} opened")
-    a.check("the rest are 429 with Retry-After", all(st == 200 or (st == 429 and ra) for st, ra, _, _ in results), counts(statuses))
+    a.check("the rest are 429 with Retry-After", all(st == 200 or (st == 429 and ra) for st, ra, _, _ in results), tools.status_counts(statuses))
     a.check("archive downloads started ≤ the entries opened", downloads is not None and downloads <= served,
             f"archiveDownloads +{downloads}, {served} opened")
     used = served
@@ -102,16 +102,16 @@ def check_rate_limits(a, archive):
     allowance = PER_ADDRESS - used + int(took * PER_ADDRESS / 60) + 1
     first429 = next((f"HTTP 429, Retry-After {ra}, {tools.message(r)}" for st, ra, _, r in results if st == 429), "none")
     first503 = next((f"HTTP 503, Retry-After {ra}, {tools.message(r)}" for st, ra, _, r in results if st == 503), "none")
-    a.figure(f"150 cookie-less requests for new entries, 60 at once, in {took:.1f} s: {counts(statuses)}; archive downloads {downloads}; "
+    a.figure(f"150 cookie-less requests for new entries, 60 at once, in {took:.1f} s: {tools.status_counts(statuses)}; archive downloads {downloads}; "
              f"the stand-in sent {archive.downloads} files, at most {archive.max_in_flight} at once; first 503: {first503}; first 429: {first429}",
-             table=f"150 fresh clients: {counts(statuses)}; {archive.max_in_flight} at once")
+             table=f"150 fresh clients: {tools.status_counts(statuses)}; {archive.max_in_flight} at once")
     a.check(f"at most {AT_ONCE} archive downloads at once", 0 < archive.max_in_flight <= AT_ONCE, f"{archive.max_in_flight} at once")
     a.check(f"past {AT_ONCE} running and {WAITING} waiting downloads: 503 with Retry-After",
-            any(st == 503 for st in statuses) and all(ra for st, ra, _, _ in results if st == 503), counts(statuses))
+            any(st == 503 for st in statuses) and all(ra for st, ra, _, _ in results if st == 503), tools.status_counts(statuses))
     a.check(f"the address opens at most its {PER_ADDRESS} a minute over all its clients (here {allowance} more)",
             served <= allowance, f"{served} opened")
     a.check("every answer is 200, or 429/503 with Retry-After", all(st == 200 or (st in (429, 503) and ra) for st, ra, _, _ in results),
-            counts(statuses))
+            tools.status_counts(statuses))
     a.stop_probe(s)
     a.peak_now(s)
     s.close()
@@ -147,12 +147,12 @@ def check_cache_bound(a, archive):
     growth = largest[0] - stored_before
     peak_bytes, peak_entries = sampler.peaks.get("archiveCacheBytes"), sampler.peaks.get("archiveCacheEntries")
     a.figure(f"one client, {ENTRIES} new entries of {os.path.getsize(FIXTURE) / 1000:.0f} KB (uncompressed) into a {CACHE_MB} MB cache, "
-             f"4 at once, in {took:.1f} s: {counts(statuses)}; archiveDownloads {after.get('archiveDownloads')}; archiveCacheBytes at most "
+             f"4 at once, in {took:.1f} s: {tools.status_counts(statuses)}; archiveDownloads {after.get('archiveDownloads')}; archiveCacheBytes at most "
              f"{peak_bytes} (now {after.get('archiveCacheBytes')}), entries at most {peak_entries} (now {after.get('archiveCacheEntries')}), "
              f"over {sampler.reads} reads; the data folder {stored_before / 1e6:.1f} MB before, at most {largest[0] / 1e6:.1f} MB, "
              f"{stored_after / 1e6:.1f} MB after",
              table=f"cache: {peak_bytes} B max, data +{growth / 1e6:.1f} MB")
-    a.check(f"all {ENTRIES} opened (rate limits lifted)", statuses.count(200) == ENTRIES, f"{counts(statuses)}; first other: {first_refusal(results)}")
+    a.check(f"all {ENTRIES} opened (rate limits lifted)", statuses.count(200) == ENTRIES, f"{tools.status_counts(statuses)}; first other: {first_refusal(results)}")
     a.check(f"archiveCacheBytes never above the {CACHE_MB} MB bound", peak_bytes is not None and peak_bytes <= bound and
             (after.get("archiveCacheBytes") or 0) <= bound, f"at most {peak_bytes}, now {after.get('archiveCacheBytes')} (bound {bound})")
     a.check(f"the data folder does not grow with the entries (at most {GROWTH_LIMIT / 1e6:.0f} MB more)", growth <= GROWTH_LIMIT,

@@ -10,8 +10,6 @@ not a limit in front of it. Helpers for the detailed /healthz and for cookies ar
 archive_opens.py."""
 import concurrent.futures
 import re
-import selectors
-import socket
 import threading
 import time
 
@@ -87,67 +85,12 @@ def client_cookie(resp):
     return None, None
 
 
-def converted_lines(server, offset=0):
-    """The server log's `converted …` lines after byte `offset`."""
-    with open(server.log_path, "rb") as f:
-        f.seek(offset)
-        text = f.read().decode(errors="replace")
-    return [line for line in text.splitlines() if re.search(r"\bconverted \S+ \S+ in \d+", line)]
 
 
-def log_size(server):
-    with open(server.log_path, "rb") as f:
-        return f.seek(0, 2)
 
 
-def counts(statuses):
-    out = {}
-    for st in statuses:
-        out[st] = out.get(st, 0) + 1
-    return ", ".join(f"{n}× {st if st else 'no answer'}" for st, n in sorted(out.items(), key=lambda kv: kv[0] or 0))
 
 
-def wave_at_once(server, paths, source, cookies, wait=2.0):
-    """len(paths) requests sent at once on connections of their own from `source`, cookie i with
-    request i (None: no cookie), each closed after `wait` s: (status, Retry-After) of what came in time,
-    (None, None) for those still waiting (their conversions are then abandoned)."""
-    sel = selectors.DefaultSelector()
-    socks = []
-    for path, cookie in zip(paths, cookies):
-        s = socket.socket()
-        s.bind((source, 0))
-        s.connect(("127.0.0.1", server.port))
-        head = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: */*\r\n"
-        if cookie:
-            head += f"Cookie: {COOKIE}={cookie}\r\n"
-        s.sendall((head + "\r\n").encode())
-        s.setblocking(False)
-        socks.append({"sock": s, "data": b"", "done": False})
-        sel.register(s, selectors.EVENT_READ, socks[-1])
-    deadline = time.monotonic() + wait
-    while time.monotonic() < deadline and not all(c["done"] for c in socks):
-        for key, _ in sel.select(max(0.0, deadline - time.monotonic())):
-            c = key.data
-            try:
-                chunk = c["sock"].recv(65536)
-            except OSError:
-                chunk = b""
-            c["data"] += chunk[:65536]
-            if not chunk or b"\r\n\r\n" in c["data"]:
-                c["done"] = True
-                sel.unregister(c["sock"])
-    out = []
-    for c in socks:
-        c["sock"].close()
-        head = c["data"].split(b"\r\n\r\n", 1)[0].decode(errors="replace")
-        if head.startswith("HTTP/1."):
-            lines = head.split("\r\n")
-            retry = next((l.split(":", 1)[1].strip() for l in lines[1:] if l.lower().startswith("retry-after:")), None)
-            out.append((int(lines[0].split()[1]), retry))
-        else:
-            out.append((None, None))
-    sel.close()
-    return out
 
 
 def settle(server, token=METRICS_TOKEN, limit=30.0):
@@ -221,7 +164,7 @@ def check_client_ids(a):
     mine = tools.try_request(s, "GET", "/api/molecules?limit=1", source=SOURCE)
     own, _ = client_cookie(mine)
     before = detail(s)
-    offset = log_size(s)
+    offset = tools.log_size(s)
     tools.raise_open_file_limit(4 * AT_ONCE + 256)
     sampler = DetailSampler(s)
     results = [None] * FLOOD
@@ -257,10 +200,10 @@ def check_client_ids(a):
             seen.add(v)
             last_new = k + 1
     run = (after.get("conversionsRun") or 0) - (before.get("conversionsRun") or 0) if "conversionsRun" in after else None
-    lines = converted_lines(s, offset)
+    lines = tools.converted_lines(s, offset)
     waiting_peak = sampler.peaks.get("conversionsWaiting")
     a.figure(f"{FLOOD} cookie-less requests for distinct models, up to {AT_ONCE} at once and {RATE} a second from {SOURCE}, "
-             f"in {took:.1f} s: {counts(statuses)}; "
+             f"in {took:.1f} s: {tools.status_counts(statuses)}; "
              f"{len(minted)} distinct ids set ({with_cookie} answers set one; the last new id in answer {last_new} of {FLOOD}); "
              f"conversions run {run} ({len(lines)} `converted` lines); conversionsWaiting at most {waiting_peak} "
              f"over {sampler.reads} reads of /healthz?detail=true",
@@ -271,9 +214,9 @@ def check_client_ids(a):
     a.check(f"the address mints at most {MINT_BUDGET} ids an hour (here {mint_allowance}, its own first one included, in {took:.0f} s)",
             len(minted) + (1 if own else 0) <= mint_allowance, f"{len(minted)} distinct ids set in the flood, and its own first one")
     a.check("429s appear, each with Retry-After", any(st == 429 for st in statuses) and all(ra for _, ra, _, _ in refused),
-            counts(statuses))
+            tools.status_counts(statuses))
     a.check("every answer is 200, or 429/503 with Retry-After", all(st == 200 or (st in (429, 503) and ra) for st, ra, _, _ in results),
-            counts(statuses))
+            tools.status_counts(statuses))
     a.check(f"the conversion queue stays within the per-address ceiling (conversionsWaiting ≤ {ADDRESS_CEILING})",
             waiting_peak is not None and waiting_peak <= ADDRESS_CEILING,
             f"conversionsWaiting at most {waiting_peak} ({sampler.reads} reads)")
@@ -287,14 +230,14 @@ def check_client_ids(a):
                            ("forged ids", [f"forged-{rid('')}-{i}" for i in range(WAVE)])):
         first = 0.60 if label.startswith("forged") else 0.30   # sizes under 1: two significant digits, 30 keys each
         paths = [HEAVY.format(size=f"{first + 0.01 * i:.2f}") for i in range(WAVE)]
-        wave = wave_at_once(s, paths, SOURCE, cookies)
+        wave = tools.wave_at_once(s.port, [(p, f"Cookie: {COOKIE}={c}\r\n" if c else "") for p, c in zip(paths, cookies)], SOURCE, 2.0)
         held = sum(1 for st, _ in wave if st in (None, 200))
         # Ids the bucket has minted again since the flood emptied it (one every 6 s) may each be a fresh share.
         refilled = int((time.monotonic() - started) * MINT_BUDGET / 3600) - int(took * MINT_BUDGET / 3600) + 1
-        a.figure(f"{WAVE} heavy conversions at once with {label}, closed after 2 s: {counts([st for st, _ in wave])}",
+        a.figure(f"{WAVE} heavy conversions at once with {label}, closed after 2 s: {tools.status_counts([st for st, _ in wave])}",
                  table=f"{WAVE} {label.split()[0]}: {held} held")
         a.check(f"{label} are no fresh shares: at most one share ({SHARE}, and {refilled} for ids minted again since the flood) held, "
                 "the rest 429/503 with Retry-After (as fresh shares all 30 would be held)",
                 held <= SHARE + refilled and all(st in (None, 200) or (st in (429, 503) and ra) for st, ra in wave),
-                f"{held} held: {counts([st for st, _ in wave])}")
+                f"{held} held: {tools.status_counts([st for st, _ in wave])}")
         settle(s)

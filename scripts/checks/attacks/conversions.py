@@ -1,12 +1,11 @@
 """5. Conversions: 30 heavy model requests with distinct sizes, each abandoned after 2 s; an ordinary
 model meanwhile; how long the server stays busy after the clients leave; thumbnail sizes; a
 selection of 39,000 terms."""
-import selectors
-import socket
 import threading
-import time
 
 from proteinar_testing import attack_tools as tools
+
+from .client_ids import client_cookie
 
 HEAVY = "/api/molecules/4JSV/model.usdz?style=spacefill&max-triangles={triangles}&size={size}"
 ORDINARY = "/api/molecules/1AKE/model.glb?size=0.27"
@@ -16,44 +15,14 @@ BUSY_WINDOW = 10.0
 BUSY_LIMIT = 5.0   # CPU seconds over the window: on average under half of one of the two cores
 
 
-def abandoned_wave(server, triangles, source):
+def abandoned_wave(server, triangles, source, cookie=None):
     """WAVE requests, each with its own size, sent at once and closed after ABANDON_AFTER s: for each,
-    the status and Retry-After that came in time, or (None, None)."""
-    sel = selectors.DefaultSelector()
-    socks = []
-    for i in range(WAVE):
-        s = socket.socket()
-        s.bind((source, 0))
-        s.connect(("127.0.0.1", server.port))
-        path = HEAVY.format(triangles=triangles, size=f"{0.2 + 0.0137 * i:.4f}")
-        s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: */*\r\n\r\n".encode())
-        s.setblocking(False)
-        socks.append({"sock": s, "data": b"", "done": False})
-        sel.register(s, selectors.EVENT_READ, socks[-1])
-    deadline = time.monotonic() + ABANDON_AFTER
-    while time.monotonic() < deadline and not all(c["done"] for c in socks):
-        for key, _ in sel.select(max(0.0, deadline - time.monotonic())):
-            c = key.data
-            try:
-                chunk = c["sock"].recv(65536)
-            except OSError:
-                chunk = b""
-            if not chunk or b"\r\n\r\n" in c["data"] + chunk:
-                c["done"] = True
-                sel.unregister(c["sock"])
-            c["data"] += chunk[:65536]
-    out = []
-    for c in socks:
-        c["sock"].close()
-        head = c["data"].split(b"\r\n\r\n", 1)[0].decode(errors="replace")
-        if head.startswith("HTTP/1."):
-            lines = head.split("\r\n")
-            retry = next((l.split(":", 1)[1].strip() for l in lines[1:] if l.lower().startswith("retry-after:")), None)
-            out.append((int(lines[0].split()[1]), retry))
-        else:
-            out.append((None, None))
-    sel.close()
-    return out
+    the status and Retry-After that came in time, or (None, None). `cookie`: one client's
+    `proteinar_client` value on every request (without it each request is a new anonymous client,
+    held by its address's ceiling: attack 10)."""
+    paths = [HEAVY.format(triangles=triangles, size=f"{0.2 + 0.0137 * i:.4f}") for i in range(WAVE)]
+    extra = f"Cookie: proteinar_client={cookie}\r\n" if cookie else ""
+    return tools.wave_at_once(server.port, [(p, extra) for p in paths], source, ABANDON_AFTER)
 
 
 def summary(results):
@@ -85,8 +54,12 @@ def check_conversions(a):
     a.check("an ordinary uncached model answers within 5 s", r.status == 200 and r.elapsed < 5, f"HTTP {r.status} in {r.elapsed:.1f} s")
     a.check(f"the server is not kept busy after they leave (CPU over {BUSY_WINDOW:.0f} s under {BUSY_LIMIT:.0f} s)",
             sum(profile) < BUSY_LIMIT, f"{sum(profile):.1f} CPU seconds")
-    # Wave B: the largest allowed model, so that the queue and the per-client share are what bound it.
-    wave = abandoned_wave(s, 1_000_000, "127.0.0.3")
+    # Wave B: the largest allowed model, so that the queue and the per-client share are what bound it:
+    # one client, the browser that the server gave a client id (its cookie on every request).
+    first = tools.try_request(s, "GET", "/api/molecules?limit=1", source="127.0.0.3")
+    cookie, _ = client_cookie(first)
+    a.check("the client was given an id (a proteinar_client cookie)", cookie is not None, f"HTTP {first.status}")
+    wave = abandoned_wave(s, 1_000_000, "127.0.0.3", cookie)
     profile = tools.cpu_profile(s.pid, BUSY_WINDOW)
     held = sum(1 for st, _ in wave if st is None or st == 200)
     a.figure(f"30 requests of max-triangles=1000000, closed after 2 s: {summary(wave)}; server CPU over the next "
