@@ -86,6 +86,8 @@ public final class LibraryService: Sendable {
     public let archiveCache: ArchiveCachePolicy
     /// Conversions and downloads run since start (each shared one counted once).
     public let counters = WorkCounters()
+    /// RCSB searches kept a minute and shared while under way.
+    public let searches = SearchCache()
     let logger: Logger
     let fetches = SharedWork<MoleculeRecord>()
     /// One archive-cache entry stored at a time, after room is made for it (`ArchiveCache.swift`).

@@ -53,7 +53,8 @@ public struct ArchiveFile: Sendable {
 /// Bytes received so far and the total when the server said it.
 public typealias DownloadProgress = @Sendable (_ received: Int, _ total: Int?) -> Void
 
-/// When to try again: on 5xx, 429, timeouts and refused connections, waiting `firstDelay`, then
+/// When to try again: on 5xx, timeouts and refused connections (not on 429: the archive asked us
+/// to slow down, and asking again at once is what it asked us not to do), waiting `firstDelay`, then
 /// twice as long each time.
 public struct RetryPolicy: Sendable {
     public var attempts = 3
@@ -97,7 +98,10 @@ struct ArchiveHTTP: Sendable {
             }
             do {
                 let response = try await client.execute(request, timeout: .nanoseconds(Int64(retry.timeout.nanoseconds)))
-                if response.status.code >= 500 || response.status == .tooManyRequests {
+                if response.status == .tooManyRequests {
+                    throw ArchiveError.unavailable("\(what): the archive asks this server to slow down (429)")
+                }
+                if response.status.code >= 500 {
                     lastProblem = "\(what): the server answered \(response.status.code) \(response.status.reasonPhrase)"
                     timedOut = false
                     continue

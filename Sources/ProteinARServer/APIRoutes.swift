@@ -16,6 +16,8 @@ struct APIRoutes: Sendable {
     let uploads: RateLimiter
     /// What opening entries from the archives may cost.
     let openings: ArchiveOpenings
+    /// Searches that reach the archive, per client and per address.
+    let searches: SearchLimits
 
     /// Bodies `POST /api/molecules` takes besides JSON: structure files. A form or `text/plain`
     /// (what another site's page may send without asking) is refused before anything is read.
@@ -33,7 +35,7 @@ struct APIRoutes: Sendable {
         api.get("molecules/:id/:resource") { request, context in try await resource(request, context: context, head: false) }
         api.head("molecules/:id/:resource") { request, context in try await resource(request, context: context, head: true) }
         api.get("archive/:id") { request, context in try await open(request, context) }
-        api.get("search") { request, _ in try await search(request) }
+        api.get("search") { request, context in try await search(request, context) }
         DesignRoutes(service: service, accounts: accounts, limits: limits, fairShare: fairShare).register(on: api)
     }
 
@@ -252,7 +254,9 @@ struct APIRoutes: Sendable {
 
     // MARK: Search
 
-    func search(_ request: Request) async throws -> Response {
+    /// RCSB full-text search: answers kept a minute and shared (`SearchCache`); only searches that
+    /// reach the archive count against the client's and its address's budget.
+    func search(_ request: Request, _ context: ServerContext) async throws -> Response {
         let q = request.uri.queryParameters
         guard let text = q.get("q")?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
             throw APIError(.badRequest, "search needs words: /api/search?q=hemoglobin")
@@ -260,7 +264,8 @@ struct APIRoutes: Sendable {
         guard text.count <= 200 else { throw APIError(.badRequest, "search words: at most 200 characters") }
         let start = try wholeNumber(request, "start", in: 0...Int.max, default: 0)
         let rows = try wholeNumber(request, "rows", in: 1...100, default: 10)
-        let results = try await call { try await service.archive.search(text, start: start, rows: rows) }
+        let admission = searches.admission(for: try await Self.share(request, context, accounts: accounts))
+        let results = try await call { try await service.searches.search(text, start: start, rows: rows, archive: service.archive, admission: admission) }
         let data = try JSONEncoder().encode(results)
         return Responses.json(String(decoding: data, as: UTF8.self))
     }

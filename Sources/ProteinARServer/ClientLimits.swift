@@ -188,6 +188,35 @@ struct ArchiveOpenings: Sendable {
     func admission(for client: Client) -> some Admission { OpenAdmission(openings: self, client: client) }
 }
 
+/// Searches that reach the archive: per client and per address each minute (answers kept a
+/// minute, and searches under way that others join, cost nothing).
+struct SearchLimits: Sendable {
+    let perClient: RateLimiter
+    let perAddress: RateLimiter
+
+    init(limits: ServerLimits) {
+        perClient = RateLimiter(burst: limits.searchesPerMinute, per: 60)
+        perAddress = RateLimiter(burst: limits.searchesPerAddressPerMinute, per: 60)
+    }
+
+    func admission(for client: Client) -> some Admission { SearchAdmission(limits: self, client: client) }
+}
+
+private struct SearchAdmission: Admission {
+    let limits: SearchLimits
+    let client: Client
+    func admit<T: Sendable>(_ work: @Sendable () async throws -> T) async throws -> T {
+        try limits.perClient.take(client.key, what: "searches (a minute's worth)")
+        do {
+            try limits.perAddress.take(client.address, what: "searches (a minute's worth)", from: "your address")
+        } catch {
+            limits.perClient.giveBack(client.key)
+            throw error
+        }
+        return try await work()
+    }
+}
+
 private struct OpenAdmission: Admission {
     let openings: ArchiveOpenings
     let client: Client

@@ -78,6 +78,10 @@ public struct ServerLimits: Sendable {
     public var opensPerAddressPerMinute = 120
     /// Archive downloads at once, in all (eight times as many wait; beyond, `503`).
     public var archiveDownloads = 4
+    /// Searches one client may send to the archive in a minute (answers kept a minute cost nothing).
+    public var searchesPerMinute = 20
+    /// Searches all the clients of one address may send to the archive in a minute.
+    public var searchesPerAddressPerMinute = 120
     public var socketsPerRoom = 1_000
     public var socketsPerAddress = 100
     public var roomsPerAccount = 50
@@ -130,7 +134,8 @@ public enum ProteinARServer {
                                 passwordHashes: RateLimiter(burst: limits.bcryptPerMinute, per: 60))
         let fairShare = FairShare(perClient: limits.conversionsPerClient, perAddress: limits.conversionsPerAddress)
         APIRoutes(service: service, accounts: accounts, limits: limits, fairShare: fairShare,
-                  uploads: RateLimiter(burst: limits.uploadsPerHour, per: 3600), openings: ArchiveOpenings(limits: limits)).register(on: router)
+                  uploads: RateLimiter(burst: limits.uploadsPerHour, per: 3600), openings: ArchiveOpenings(limits: limits),
+                  searches: SearchLimits(limits: limits)).register(on: router)
         // Drawing rooms: accounts, rooms over HTTP, and the live socket on a router of its own.
         // A room of 100,000 points or more held some 10 MB in many small blocks, which glibc keeps
         // unless asked: give them back when it leaves memory.

@@ -72,6 +72,8 @@ struct ServeLimitOptions: ParsableArguments {
     @Option(help: "New entries one client may open from the archives per minute (entries the server holds cost nothing).") var opensPerMinute = 20
     @Option(help: "New entries all clients of one address may open from the archives per minute.") var opensPerAddressPerMinute = 120
     @Option(help: "Archive downloads at once, in all (eight times as many wait, beyond that 503).") var archiveDownloads = 4
+    @Option(help: "Searches one client may send to the RCSB per minute (answers are kept a minute and cost nothing).") var searchesPerMinute = 20
+    @Option(help: "Searches all clients of one address may send to the RCSB per minute.") var searchesPerAddressPerMinute = 120
     @Option(help: "The archive cache (entries opened without adding them to the library): megabytes of their files, least recently viewed out first.")
     var archiveCacheMB = 1024
     @Option(help: "Hours after which an archive-cache entry is checked against the archive when next opened.") var archiveRevalidateHours = 168
@@ -99,7 +101,8 @@ struct ServeLimitOptions: ParsableArguments {
                               ("--bcrypt-per-minute", bcryptPerMinute), ("--conversions-per-address", conversionsPerAddress),
                               ("--client-ids-per-address-per-hour", clientIdsPerAddressPerHour), ("--opens-per-minute", opensPerMinute),
                               ("--opens-per-address-per-minute", opensPerAddressPerMinute), ("--archive-downloads", archiveDownloads),
-                              ("--archive-cache-mb", archiveCacheMB), ("--archive-revalidate-hours", archiveRevalidateHours)] where !(1...1_000_000).contains(value) {
+                              ("--archive-cache-mb", archiveCacheMB), ("--archive-revalidate-hours", archiveRevalidateHours),
+                              ("--searches-per-minute", searchesPerMinute), ("--searches-per-address-per-minute", searchesPerAddressPerMinute)] where !(1...1_000_000).contains(value) {
             throw CLIError("\(name) \(value): expected 1 to 1000000")
         }
         if let metricsToken, metricsToken.count < 16 { throw CLIError("--metrics-token: at least 16 characters (it guards the server's figures)") }
@@ -120,6 +123,8 @@ struct ServeLimitOptions: ParsableArguments {
         c.limits.opensPerMinute = opensPerMinute
         c.limits.opensPerAddressPerMinute = opensPerAddressPerMinute
         c.limits.archiveDownloads = archiveDownloads
+        c.limits.searchesPerMinute = searchesPerMinute
+        c.limits.searchesPerAddressPerMinute = searchesPerAddressPerMinute
         c.archiveCache = ArchiveCachePolicy(limitBytes: archiveCacheMB << 20, revalidateAfter: TimeInterval(archiveRevalidateHours) * 3600)
         c.edge.maxConnections = maxConnections
         c.edge.connectionsPerAddress = connectionsPerAddress

@@ -25,7 +25,10 @@ another process meanwhile. docs/security.md says how the server must answer.
     forged proteinar_client cookies get no fresh share;
 11. 1,000 archive entries opened by one client (a stand-in that answers every ID) → 20 a minute,
     then 429; fresh clients of one address → its 120 a minute, at most 4 downloads at once, then
-    503; with the limits lifted, a 2 MB archive cache stays within its bound and so does the disk.
+    503; with the limits lifted, a 2 MB archive cache stays within its bound and so does the disk;
+12. the search as an open proxy: 1,000 cookie-less searches of distinct words from one address in
+    about 2 s → only the address's 120 a minute reach the archive, the rest 429; the same words
+    again are answered from the kept answer.
 In every attack: the server's peak RSS under 1 GB and /healthz p99 under 200 ms.
 
 Prints `ok`/`FAIL` lines, each attack's figures, a table, and `N passed, M failed`; exits 1 on a
@@ -44,6 +47,7 @@ from attacks.client_ids import check_client_ids  # noqa: E402
 from attacks.conversions import check_conversions  # noqa: E402
 from attacks.edge import check_edge  # noqa: E402
 from attacks.roles import check_roles  # noqa: E402
+from attacks.search_proxy import check_search_proxy  # noqa: E402
 from attacks.rooms import check_room_model, check_watchers  # noqa: E402
 from attacks.small import check_small  # noqa: E402
 from attacks.uploads import check_disk_fill, check_long_title, check_nested_gzip  # noqa: E402
@@ -72,6 +76,7 @@ def main():
     run("9", "headers, metrics, tokens, bcrypt, caches, caps", check_small)
     run("10", "one address minting client ids", check_client_ids)
     run("11", "1,000 archive entries; the cache bound", check_archive_opens)
+    run("12", "the search as an open proxy: 1,000 searches", check_search_proxy)
     servers.stop_all()
     print("\n" + table())
     print(f"\nattacks: {RUN.passed} passed, {RUN.failed} failed in {time.monotonic() - started:.0f} s")

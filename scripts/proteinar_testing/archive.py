@@ -47,7 +47,8 @@ class ArchiveStandIn:
     by the one asked for (each ID a distinct entry, as the real archive holds). `delay`: seconds each
     /download/ file waits before it is sent (so that downloads overlap and how many the server runs at
     once shows). Counts as it serves: `downloads` (files sent), `requests` (every request),
-    `in_flight` and `max_in_flight` (/download/ files being answered at once); `reset_counts()`."""
+    `in_flight` and `max_in_flight` (/download/ files being answered at once), `searches` (Search and
+    Data API requests); `reset_counts()`."""
 
     def __init__(self, files, titles, any_id=None, delay=0.0):
         outer = self
@@ -86,6 +87,8 @@ class ArchiveStandIn:
                         outer.in_flight -= 1
                         outer.downloads += 1
             def do_POST(self):
+                with outer.lock:
+                    outer.searches += 1
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 if self.path == "/rcsbsearch/v2/query":
                     words = body["query"]["parameters"]["value"].lower()
@@ -109,6 +112,6 @@ class ArchiveStandIn:
 
     def reset_counts(self):
         with self.lock:
-            self.requests = self.downloads = self.in_flight = self.max_in_flight = 0
+            self.requests = self.downloads = self.in_flight = self.max_in_flight = self.searches = 0
 
     def close(self): self.httpd.shutdown()
