@@ -130,7 +130,10 @@ struct Accounts: Sendable {
         let email = body.email.trimmingCharacters(in: .whitespaces).lowercased()
         let kind = try Self.kind(body.kind)
         try call { try passwordHashes.take(context.clientAddress, what: "registrations and sign-ins") }
-        try await throttle.begin(email)
+        // Failures count per e-mail *and* address: a stranger failing on purpose slows only
+        // their own address's attempts, never the owner's from elsewhere.
+        let throttled = email + "\u{0}" + context.clientAddress
+        try await throttle.begin(throttled)
         let account: StoredAccount?
         let matches: Bool
         do {
@@ -140,10 +143,10 @@ struct Accounts: Sendable {
             let storedHash = account?.passwordHash ?? Self.decoyHash
             matches = try await NIOThreadPool.singleton.runIfActive { password.count <= 128 && Bcrypt.verify(password, hash: storedHash) }
         } catch {
-            await throttle.end(email, succeeded: false, counts: false)
+            await throttle.end(throttled, succeeded: false, counts: false)
             throw error
         }
-        await throttle.end(email, succeeded: matches && account != nil)
+        await throttle.end(throttled, succeeded: matches && account != nil)
         guard matches, let account else { throw APIError(.unauthorized, "wrong e-mail or password") }
         return try await startSession(for: account, kind: kind, request: request, status: .ok)
     }
@@ -247,9 +250,11 @@ struct Accounts: Sendable {
     static let decoyHash = Bcrypt.hash("not a password of anyone", cost: bcryptCost)
 }
 
-/// Slows sign-in for an e-mail after repeated failures: 5 in 15 minutes, then each attempt waits
-/// 1, 2, 4, at most 8 seconds, and only one attempt at a time is taken (others get 429), so
-/// guesses cannot be sent in parallel to get around the wait.
+/// Slows sign-in for an e-mail from one address after repeated failures there: 5 in 15 minutes,
+/// then each attempt waits 1, 2, 4, at most 8 seconds, and only one attempt at a time is taken
+/// (others get 429), so guesses cannot be sent in parallel to get around the wait. Keyed by e-mail
+/// and address, so that nobody can lock an account's owner out by failing on purpose elsewhere
+/// (guessing from many addresses is held by each one's wait and the password hashes per address).
 actor SignInThrottle {
     private var failures: [String: [Date]] = [:]
     private var inFlight: Set<String> = []
@@ -260,7 +265,8 @@ actor SignInThrottle {
         let recent = prune(key)
         guard recent >= Self.free else { return }
         guard inFlight.insert(key).inserted else {
-            throw APIError(.tooManyRequests, "too many failed sign-ins for this e-mail; wait a few seconds and try again")
+            throw APIError(.tooManyRequests, "too many failed sign-ins for this e-mail from your address; wait a few seconds and try again",
+                           retryAfter: 8)
         }
         try? await Task.sleep(for: .seconds(min(8.0, pow(2.0, Double(recent - Self.free)))))
     }

@@ -28,7 +28,9 @@ another process meanwhile. docs/security.md says how the server must answer.
     503; with the limits lifted, a 2 MB archive cache stays within its bound and so does the disk;
 12. the search as an open proxy: 1,000 cookie-less searches of distinct words from one address in
     about 2 s → only the address's 120 a minute reach the archive, the rest 429; the same words
-    again are answered from the kept answer.
+    again are answered from the kept answer;
+13. a stranger keeps a wrong sign-in for the victim's e-mail in flight for 20 s → the victim's
+    sign-ins from another address all succeed; the stranger's own are slowed.
 In every attack: the server's peak RSS under 1 GB and /healthz p99 under 200 ms.
 
 Prints `ok`/`FAIL` lines, each attack's figures, a table, and `N passed, M failed`; exits 1 on a
@@ -46,6 +48,7 @@ from attacks.archive_opens import check_archive_opens  # noqa: E402
 from attacks.client_ids import check_client_ids  # noqa: E402
 from attacks.conversions import check_conversions  # noqa: E402
 from attacks.edge import check_edge  # noqa: E402
+from attacks.lockout import check_lockout  # noqa: E402
 from attacks.roles import check_roles  # noqa: E402
 from attacks.search_proxy import check_search_proxy  # noqa: E402
 from attacks.rooms import check_room_model, check_watchers  # noqa: E402
@@ -77,6 +80,7 @@ def main():
     run("10", "one address minting client ids", check_client_ids)
     run("11", "1,000 archive entries; the cache bound", check_archive_opens)
     run("12", "the search as an open proxy: 1,000 searches", check_search_proxy)
+    run("13", "locking someone out by failing on purpose", check_lockout)
     servers.stop_all()
     print("\n" + table())
     print(f"\nattacks: {RUN.passed} passed, {RUN.failed} failed in {time.monotonic() - started:.0f} s")
