@@ -16,6 +16,9 @@ public struct EdgeLimits: Sendable {
     public var idleTimeout: TimeAmount = .seconds(30)
     /// The first request head may be at most this long; longer gets `431`.
     public var maxHeaderBytes = 32 << 10
+    /// Reverse proxies whose connections carry many clients (`--trusted-proxy`): not held to
+    /// `connectionsPerAddress` (the total still holds), and their forwarded addresses are read.
+    public var trustedProxies: [String] = []
     public init() {}
 }
 
@@ -26,14 +29,15 @@ final class ConnectionCounter: Sendable {
     /// Connections refused at the edge, until their channel's handling is skipped.
     private let refused = NIOLockedValueBox(Set<ObjectIdentifier>())
     let limits: EdgeLimits
+    private let proxies: TrustedProxies
 
-    init(limits: EdgeLimits) { self.limits = limits }
+    init(limits: EdgeLimits) { self.limits = limits; proxies = TrustedProxies(limits.trustedProxies) }
 
     /// Counts the connection in, or says why not.
     func admit(_ address: String) -> String? {
         counts.withLockedValue { c in
             if c.total >= limits.maxConnections { return "the server has \(limits.maxConnections) connections open" }
-            if c.perAddress[address, default: 0] >= limits.connectionsPerAddress {
+            if c.perAddress[address, default: 0] >= limits.connectionsPerAddress, !proxies.trusts(address) {
                 return "your address has \(limits.connectionsPerAddress) connections open"
             }
             c.total += 1

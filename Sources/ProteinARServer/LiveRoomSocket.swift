@@ -13,6 +13,8 @@ struct LiveRoomSocket: Sendable {
     let presence: RoomPresence
     let settingsFeed: RoomSettingsFeed
     let sockets: SocketCounter
+    /// For the client's address behind a trusted proxy (sockets per address).
+    let proxies: TrustedProxies
     let snapshots = CompactSnapshotCache()
 
     static let maximumMessageBytes = 64 << 10
@@ -51,7 +53,7 @@ struct LiveRoomSocket: Sendable {
                 try await outbound.close(.policyViolation, reason: nil)
                 return
             }
-            let address = context.requestContext.clientAddress
+            let address = proxies.clientAddress(peer: context.requestContext.clientAddress, headers: request.headers)
             if let (code, message) = sockets.admit(room: id, address: address) {
                 try? await LiveConnection.send(LiveConnection.ErrorMessage(code: code, message: message), on: outbound)
                 try await outbound.close(.policyViolation, reason: nil)

@@ -119,6 +119,11 @@ public enum ProteinARServer {
                                    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
         let registry = MetricsBootstrap.registry
         let router = Router(context: ServerContext.self)
+        for proxy in configuration.edge.trustedProxies where TrustedProxies.address(proxy) == nil {
+            throw ServerSetupError("--trusted-proxy '\(proxy.prefix(60))': expected an IP address such as 127.0.0.1 or ::1")
+        }
+        let proxies = TrustedProxies(configuration.edge.trustedProxies)
+        router.add(middleware: ForwardedAddressMiddleware(proxies: proxies))
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: CompressionMiddleware())
         router.add(middleware: MetricsMiddleware())
@@ -147,7 +152,7 @@ public enum ProteinARServer {
         let presence = RoomPresence(sharedByServers: host.sharedByServers)
         let settingsFeed = RoomSettingsFeed(summaries: accounts.rooms)
         LiveRoomSocket(host: host, accounts: accounts, presence: presence, settingsFeed: settingsFeed,
-                       sockets: SocketCounter(limits: limits)).register(on: sockets)
+                       sockets: SocketCounter(limits: limits), proxies: proxies).register(on: sockets)
         let metricsToken = configuration.metricsToken
         // Figures about the server (where its database is, how busy it is) are for its operator.
         let mayReadMetrics: @Sendable (Request) -> Bool = { request in

@@ -16,8 +16,15 @@ struct ServerContext: RequestContext {
         channel = source.channel
     }
 
-    /// The client's IP address ("unknown" when the socket has none, as on a Unix socket).
-    var clientAddress: String { channel.remoteAddress?.ipAddress ?? "unknown" }
+    /// The client's address as a trusted proxy forwarded it (`ForwardedAddressMiddleware`).
+    var forwardedFor: String?
+
+    /// The client's IP address: forwarded by a trusted proxy, else the connection's ("unknown"
+    /// when the socket has none, as on a Unix socket).
+    var clientAddress: String { forwardedFor ?? peerAddress }
+
+    /// The address of the connection's other end (a proxy's, behind one).
+    var peerAddress: String { channel.remoteAddress?.ipAddress ?? "unknown" }
 }
 
 /// The live socket's context: as HummingbirdWebSocket's basic one, plus the client's address.

@@ -77,6 +77,8 @@ struct ServeLimitOptions: ParsableArguments {
     @Option(help: "The archive cache (entries opened without adding them to the library): megabytes of their files, least recently viewed out first.")
     var archiveCacheMB = 1024
     @Option(help: "Hours after which an archive-cache entry is checked against the archive when next opened.") var archiveRevalidateHours = 168
+    @Option(help: "A reverse proxy's address whose X-Forwarded-For (or Forwarded) names the client; repeat for several. Its connections are not held to --connections-per-address.")
+    var trustedProxy: [String] = []
     @Option(help: "Open connections in all.") var maxConnections = 512
     @Option(help: "Open connections per client address (a class of 40 phones, each browser opening up to 6).") var connectionsPerAddress = 256
     @Option(help: "Seconds a connection has to send its first request head.") var headerTimeout = 10
@@ -126,6 +128,7 @@ struct ServeLimitOptions: ParsableArguments {
         c.limits.searchesPerMinute = searchesPerMinute
         c.limits.searchesPerAddressPerMinute = searchesPerAddressPerMinute
         c.archiveCache = ArchiveCachePolicy(limitBytes: archiveCacheMB << 20, revalidateAfter: TimeInterval(archiveRevalidateHours) * 3600)
+        c.edge.trustedProxies = trustedProxy
         c.edge.maxConnections = maxConnections
         c.edge.connectionsPerAddress = connectionsPerAddress
         c.edge.headerTimeout = .seconds(Int64(headerTimeout))

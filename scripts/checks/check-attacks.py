@@ -30,7 +30,10 @@ another process meanwhile. docs/security.md says how the server must answer.
     about 2 s → only the address's 120 a minute reach the archive, the rest 429; the same words
     again are answered from the kept answer;
 13. a stranger keeps a wrong sign-in for the victim's e-mail in flight for 20 s → the victim's
-    sign-ins from another address all succeed; the stranger's own are slowed.
+    sign-ins from another address all succeed; the stranger's own are slowed;
+14. behind a trusted proxy (--trusted-proxy): one forwarded client's registrations run out at its
+    own budget while another's go through; X-Forwarded-For from anyone else is ignored; the
+    proxy's connections are not held to the per-address cap.
 In every attack: the server's peak RSS under 1 GB and /healthz p99 under 200 ms.
 
 Prints `ok`/`FAIL` lines, each attack's figures, a table, and `N passed, M failed`; exits 1 on a
@@ -49,6 +52,7 @@ from attacks.client_ids import check_client_ids  # noqa: E402
 from attacks.conversions import check_conversions  # noqa: E402
 from attacks.edge import check_edge  # noqa: E402
 from attacks.lockout import check_lockout  # noqa: E402
+from attacks.proxy import check_proxy  # noqa: E402
 from attacks.roles import check_roles  # noqa: E402
 from attacks.search_proxy import check_search_proxy  # noqa: E402
 from attacks.rooms import check_room_model, check_watchers  # noqa: E402
@@ -81,6 +85,7 @@ def main():
     run("11", "1,000 archive entries; the cache bound", check_archive_opens)
     run("12", "the search as an open proxy: 1,000 searches", check_search_proxy)
     run("13", "locking someone out by failing on purpose", check_lockout)
+    run("14", "behind a trusted proxy, many clients", check_proxy)
     servers.stop_all()
     print("\n" + table())
     print(f"\nattacks: {RUN.passed} passed, {RUN.failed} failed in {time.monotonic() - started:.0f} s")
