@@ -288,6 +288,14 @@ public final class LibraryService: Sendable {
     /// How many molecules the library holds.
     public func count() async throws -> Int { try await store.count() }
 
+    /// The original file as stored (gzip-compressed) and its record: what a client that accepts
+    /// gzip is sent, with nothing inflated.
+    public func storedFile(id: String) async throws -> (MoleculeRecord, [UInt8]) {
+        let record = try await molecule(id: id)
+        guard let gz = try await store.compressedFile(moleculeID: id) else { throw LibraryError.notFound("no file stored for '\(id)'") }
+        return (record, gz)
+    }
+
     /// The original file, uncompressed, and its record.
     public func originalFile(id: String) async throws -> (MoleculeRecord, [UInt8]) {
         let record = try await molecule(id: id)

@@ -202,13 +202,37 @@ struct APIRoutes: Sendable {
 
     // MARK: Files and models
 
+    /// The original file as stored, gzip-compressed (`Content-Encoding: gzip`) for every client
+    /// that accepts it, so a request costs the stored bytes, not the inflated file; inflated only
+    /// for clients that do not, and only up to `plainFileLimit`.
     func file(_ request: Request, context: ServerContext) async throws -> Response {
         let id = try context.parameters.require("id")
-        let (record, bytes) = try await call { try await service.originalFile(id: id) }
-        let (type, ext) = Self.fileType(record.format)
-        return Responses.bytes(ByteBuffer(bytes: bytes), type: type, etag: record.fileHash, request: request, head: false,
-                               disposition: "attachment; filename=\"\(record.id).\(ext)\"")
+        let disposition: @Sendable (MoleculeRecord) -> String = { "attachment; filename=\"\($0.id).\(Self.fileType($0.format).1)\"" }
+        if CompressionMiddleware<ServerContext>.acceptsGzip(request.headers[values: .acceptEncoding]) {
+            let (record, gzip) = try await call { try await service.storedFile(id: id) }
+            // The ETag the compression middleware compares (it takes "-gz" off what the client sends).
+            var response = Responses.bytes(ByteBuffer(bytes: gzip), type: Self.fileType(record.format).0, etag: record.fileHash,
+                                           request: request, head: false, disposition: disposition(record))
+            if response.status == .ok { response.headers[.contentEncoding] = "gzip" }
+            CompressionMiddleware<ServerContext>.addVary(&response.headers)
+            CompressionMiddleware<ServerContext>.tagGzip(&response.headers)
+            return response
+        }
+        let record = try await call { try await service.molecule(id: id) }
+        guard record.fileSize <= Self.plainFileLimit else {
+            throw APIError(.notAcceptable, "\(id)'s file is \(record.fileSize >> 20) MB uncompressed and is sent gzip-compressed only: "
+                           + "ask with Accept-Encoding: gzip (browsers do; curl --compressed)")
+        }
+        let (_, bytes) = try await call { try await service.originalFile(id: id) }
+        var response = Responses.bytes(ByteBuffer(bytes: bytes), type: Self.fileType(record.format).0, etag: record.fileHash, request: request,
+                                       head: false, disposition: disposition(record))
+        CompressionMiddleware<ServerContext>.addVary(&response.headers)
+        return response
     }
+
+    /// The largest file sent inflated (to a client that does not accept gzip): each such request
+    /// holds the whole file while it is sent.
+    static let plainFileLimit = 8 << 20
 
     /// `model.{glb,usdz,obj,mtl,stl,dae,ply}` with the convert options as query parameters, or
     /// `thumbnail.png?size=256`.

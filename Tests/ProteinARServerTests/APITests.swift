@@ -70,6 +70,13 @@ struct APITests {
         #expect(png.status == 200 && png.headers["content-type"] == "image/png" && Array(png.body.prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
         let file = try await server.get("/api/molecules/\(id)/file")
         #expect(file.body == Self.ubiquitin && file.headers["content-type"] == "chemical/x-pdb")
+        // A client that accepts gzip gets the stored gzip as it is: nothing inflated per request.
+        let packed = try await CompressionTests.get(server, "/api/molecules/\(id)/file", headers: ["Accept-Encoding": "gzip"])
+        let stored = try await server.service.storedFile(id: id).1
+        #expect(packed.status == 200 && packed.headers["content-encoding"] == "gzip" && packed.body == stored)
+        let packedTag = try #require(packed.headers["etag"])
+        #expect(packedTag.hasSuffix("-gz\"") && packed.headers["vary"]?.contains("Accept-Encoding") == true)
+        #expect(try await CompressionTests.get(server, "/api/molecules/\(id)/file", headers: ["Accept-Encoding": "gzip", "If-None-Match": packedTag]).status == 304)
         // Unknown values name what is accepted.
         let badStyle = try await server.get("/api/molecules/\(id)/model.glb?style=ribbons")
         #expect(badStyle.status == 400 && badStyle.text.contains("cartoon"))

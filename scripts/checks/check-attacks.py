@@ -33,7 +33,9 @@ another process meanwhile. docs/security.md says how the server must answer.
     sign-ins from another address all succeed; the stranger's own are slowed;
 14. behind a trusted proxy (--trusted-proxy): one forwarded client's registrations run out at its
     own budget while another's go through; X-Forwarded-For from anyone else is ignored; the
-    proxy's connections are not held to the per-address cap.
+    proxy's connections are not held to the per-address cap;
+15. a PDB padded with 99 MB of REMARK lines, 48 slow anonymous downloads → the stored gzip is
+    sent as it is; without Accept-Encoding: gzip, 406 instead of inflating it.
 In every attack: the server's peak RSS under 1 GB and /healthz p99 under 200 ms.
 
 Prints `ok`/`FAIL` lines, each attack's figures, a table, and `N passed, M failed`; exits 1 on a
@@ -51,6 +53,7 @@ from attacks.archive_opens import check_archive_opens  # noqa: E402
 from attacks.client_ids import check_client_ids  # noqa: E402
 from attacks.conversions import check_conversions  # noqa: E402
 from attacks.edge import check_edge  # noqa: E402
+from attacks.file_downloads import check_file_downloads  # noqa: E402
 from attacks.lockout import check_lockout  # noqa: E402
 from attacks.proxy import check_proxy  # noqa: E402
 from attacks.roles import check_roles  # noqa: E402
@@ -86,6 +89,7 @@ def main():
     run("12", "the search as an open proxy: 1,000 searches", check_search_proxy)
     run("13", "locking someone out by failing on purpose", check_lockout)
     run("14", "behind a trusted proxy, many clients", check_proxy)
+    run("15", "48 slow downloads of a padded file", check_file_downloads)
     servers.stop_all()
     print("\n" + table())
     print(f"\nattacks: {RUN.passed} passed, {RUN.failed} failed in {time.monotonic() - started:.0f} s")
