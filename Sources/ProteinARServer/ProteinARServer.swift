@@ -124,6 +124,7 @@ public enum ProteinARServer {
         }
         let proxies = TrustedProxies(configuration.edge.trustedProxies)
         router.add(middleware: ForwardedAddressMiddleware(proxies: proxies))
+        router.add(middleware: BodyDeadlineMiddleware())
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: CompressionMiddleware())
         router.add(middleware: MetricsMiddleware())

@@ -35,7 +35,8 @@ another process meanwhile. docs/security.md says how the server must answer.
     own budget while another's go through; X-Forwarded-For from anyone else is ignored; the
     proxy's connections are not held to the per-address cap;
 15. a PDB padded with 99 MB of REMARK lines, 48 slow anonymous downloads → the stored gzip is
-    sent as it is; without Accept-Encoding: gzip, 406 instead of inflating it.
+    sent as it is; without Accept-Encoding: gzip, 406 instead of inflating it;
+16. 39 POST bodies promising 60,000 bytes, a byte every 25 s → each connection closed within 15 s.
 In every attack: the server's peak RSS under 1 GB and /healthz p99 under 200 ms.
 
 Prints `ok`/`FAIL` lines, each attack's figures, a table, and `N passed, M failed`; exits 1 on a
@@ -59,6 +60,7 @@ from attacks.proxy import check_proxy  # noqa: E402
 from attacks.roles import check_roles  # noqa: E402
 from attacks.search_proxy import check_search_proxy  # noqa: E402
 from attacks.rooms import check_room_model, check_watchers  # noqa: E402
+from attacks.slow_bodies import check_slow_bodies  # noqa: E402
 from attacks.small import check_small  # noqa: E402
 from attacks.uploads import check_disk_fill, check_long_title, check_nested_gzip  # noqa: E402
 from proteinar_testing import server as servers  # noqa: E402
@@ -90,6 +92,7 @@ def main():
     run("13", "locking someone out by failing on purpose", check_lockout)
     run("14", "behind a trusted proxy, many clients", check_proxy)
     run("15", "48 slow downloads of a padded file", check_file_downloads)
+    run("16", "39 request bodies a byte every 25 s", check_slow_bodies)
     servers.stop_all()
     print("\n" + table())
     print(f"\nattacks: {RUN.passed} passed, {RUN.failed} failed in {time.monotonic() - started:.0f} s")
