@@ -4,6 +4,7 @@ import HummingbirdCore
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOHTTP1
 
 /// What the edge of the server allows a connection before any route sees it.
 public struct EdgeLimits: Sendable {
@@ -90,6 +91,8 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var headBytes = 0
     /// The last bytes read, to find "\r\n\r\n" across reads.
     private var tail: [UInt8] = []
+    /// The first request's head as read so far (at most the header limit), for its framing.
+    private var head: [UInt8] = []
     private var timer: Scheduled<Void>?
 
     init(counter: ConnectionCounter, address: String?, refusal: String?) {
@@ -145,7 +148,11 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             headComplete = true
             timer?.cancel()
             if headBytes + end - tail.count > counter.limits.maxHeaderBytes { return tooLarge(context) }
+            head += bytes[tail.count..<end]
+            if let problem = Self.framingProblem(head) { return refuse(context, status: "400 Bad Request", message: problem) }
+            head = []
         } else {
+            head += bytes[tail.count...]
             headBytes += buffer.readableBytes
             if headBytes > counter.limits.maxHeaderBytes { return tooLarge(context) }
             tail = Array(bytes.suffix(3))
@@ -176,6 +183,31 @@ final class EdgeHandler: ChannelDuplexHandler, RemovableChannelHandler {
             + "Connection: close\r\n\(extra)\r\n\(body)"
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: text))).whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    /// Why a request head's framing is ambiguous (RFC 9112 §6.3), or nil: both `Content-Length`
+    /// and `Transfer-Encoding`, two different lengths, a length that is not a number, or a
+    /// transfer coding that does not end in chunked. Such a request would leave the parser waiting
+    /// and the connection open for good; it is answered 400 and closed.
+    static func framingProblem(_ head: [UInt8]) -> String? {
+        var lengths: Set<String> = [], encodings: [String] = []
+        for line in String(decoding: head, as: UTF8.self).split(separator: "\r\n").dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            if name == "content-length" {
+                for part in value.split(separator: ",", omittingEmptySubsequences: false) { lengths.insert(part.trimmingCharacters(in: .whitespaces)) }
+            } else if name == "transfer-encoding" {
+                encodings += value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            }
+        }
+        if !lengths.isEmpty, !encodings.isEmpty { return "ambiguous framing: both Content-Length and Transfer-Encoding (RFC 9112 §6.3)" }
+        if lengths.count > 1 { return "ambiguous framing: Content-Length given as \(lengths.sorted().joined(separator: " and ")) (RFC 9112 §6.3)" }
+        if let length = lengths.first, length.isEmpty || !length.allSatisfy(\.isASCII) || !length.allSatisfy(\.isNumber) || length.count > 18 {
+            return "Content-Length '\(length.prefix(20))' is not a number of bytes"
+        }
+        if !encodings.isEmpty, encodings.last != "chunked" { return "Transfer-Encoding must end in chunked (RFC 9112 §6.3)" }
+        return nil
     }
 
     /// The offset just past the first "\r\n\r\n" in `bytes`.
@@ -245,5 +277,26 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
         response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         return response
+    }
+}
+
+/// After the first request of a connection (which `EdgeHandler` reads first): a request the HTTP
+/// parser rejects (ambiguous framing, a bad chunk size) would leave the connection waiting with
+/// nobody answering, holding a place under the connection caps for good. The connection stops
+/// reading and is closed two seconds later, time for an answer to a good request sent before it in
+/// the same packet to be written.
+final class ParserErrorHandler: ChannelInboundHandler, RemovableChannelHandler {
+    /// Parts pass through untouched (never unwrapped here), whatever their type.
+    typealias InboundIn = NIOAny
+    static let grace: TimeAmount = .seconds(2)
+    private var closing = false
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard error is HTTPParserError else { return context.fireErrorCaught(error) }
+        guard !closing else { return }
+        closing = true
+        let channel = context.channel
+        channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+        context.eventLoop.scheduleTask(in: Self.grace) { channel.close(promise: nil) }
     }
 }

@@ -191,7 +191,7 @@ public enum ProteinARServer {
             guard let openAPI else { throw APIError(.notFound, "openapi.yaml is missing") }
             return Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: openAPI))
         }
-        var http1 = HTTP1Channel.Configuration(idleTimeout: configuration.edge.idleTimeout)
+        var http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [ParserErrorHandler()], idleTimeout: configuration.edge.idleTimeout)
         // Later requests on a kept-alive connection meet NIO's parser limit (400), the first one ours (431).
         http1.httpDecoder = .init(maxHeaderFieldSize: 2 * configuration.edge.maxHeaderBytes, maxHeaderListSize: 2 * configuration.edge.maxHeaderBytes)
         // Compression only for messages of 2 KiB or more (snapshots, batches of operations): below

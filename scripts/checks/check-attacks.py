@@ -36,7 +36,9 @@ another process meanwhile. docs/security.md says how the server must answer.
     proxy's connections are not held to the per-address cap;
 15. a PDB padded with 99 MB of REMARK lines, 48 slow anonymous downloads → the stored gzip is
     sent as it is; without Accept-Encoding: gzip, 406 instead of inflating it;
-16. 39 POST bodies promising 60,000 bytes, a byte every 25 s → each connection closed within 15 s.
+16. 39 POST bodies promising 60,000 bytes, a byte every 25 s → each connection closed within 15 s;
+17. Content-Length with Transfer-Encoding, two Content-Lengths → 400 and closed (after a good
+    request on the same connection: that one answered, then closed); 20 of them leave room.
 In every attack: the server's peak RSS under 1 GB and /healthz p99 under 200 ms.
 
 Prints `ok`/`FAIL` lines, each attack's figures, a table, and `N passed, M failed`; exits 1 on a
@@ -55,6 +57,7 @@ from attacks.client_ids import check_client_ids  # noqa: E402
 from attacks.conversions import check_conversions  # noqa: E402
 from attacks.edge import check_edge  # noqa: E402
 from attacks.file_downloads import check_file_downloads  # noqa: E402
+from attacks.framing import check_framing  # noqa: E402
 from attacks.lockout import check_lockout  # noqa: E402
 from attacks.proxy import check_proxy  # noqa: E402
 from attacks.roles import check_roles  # noqa: E402
@@ -93,6 +96,7 @@ def main():
     run("14", "behind a trusted proxy, many clients", check_proxy)
     run("15", "48 slow downloads of a padded file", check_file_downloads)
     run("16", "39 request bodies a byte every 25 s", check_slow_bodies)
+    run("17", "conflicting length headers", check_framing)
     servers.stop_all()
     print("\n" + table())
     print(f"\nattacks: {RUN.passed} passed, {RUN.failed} failed in {time.monotonic() - started:.0f} s")
