@@ -307,18 +307,30 @@ final class LiveConnection: Sendable {
         var bucket = TokenBucket(rate: 60, burst: 120)
         var refusals = 0
         for try await message in inbound.messages(maxSize: LiveRoomSocket.maximumFrameBytes) {
-            guard case .text(let text) = message else {
-                try await send(ErrorMessage(code: "malformed", message: "send JSON text messages, not binary")); continue
+            let text: String?, bytes: Int
+            switch message {
+            case .text(let t): text = t; bytes = t.utf8.count
+            case .binary(let b): text = nil; bytes = b.readableBytes
             }
-            guard text.utf8.count <= LiveRoomSocket.maximumMessageBytes else {
-                try await send(ErrorMessage(code: "too-large", message: "a message is at most \(LiveRoomSocket.maximumMessageBytes / 1024) KiB; send long strokes in several extend-stroke messages"))
+            // Every message is charged before any work, by its size (a token per 4 KiB): large
+            // and binary ones do not skip the limit, and those refused outright count fifty times
+            // toward closing the socket.
+            let misfit = text == nil || bytes > LiveRoomSocket.maximumMessageBytes
+            let allowed = bucket.take(Double(max(1, bytes >> 12)))
+            if !allowed || misfit {
+                refusals += misfit ? 50 : 1
+                if refusals > 1_000 { try await outbound.close(.policyViolation, reason: "too many refused messages"); return }
+            }
+            guard allowed else {
+                try await send(ErrorMessage(code: "rate-limited", message: "more than 60 messages a second; send this operation again later",
+                                            clientOpID: misfit ? nil : text.flatMap(Incoming.clientOpID(in:))))
                 continue
             }
-            guard bucket.take() else {
-                refusals += 1
-                if refusals > 1_000 { try await outbound.close(.policyViolation, reason: "too many messages"); return }
-                try await send(ErrorMessage(code: "rate-limited", message: "more than 60 messages a second; send this operation again later",
-                                            clientOpID: Incoming.clientOpID(in: text)))
+            guard let text else {
+                try await send(ErrorMessage(code: "malformed", message: "send JSON text messages, not binary")); continue
+            }
+            guard bytes <= LiveRoomSocket.maximumMessageBytes else {
+                try await send(ErrorMessage(code: "too-large", message: "a message is at most \(LiveRoomSocket.maximumMessageBytes / 1024) KiB; send long strokes in several extend-stroke messages"))
                 continue
             }
             try await accept(text)
@@ -474,13 +486,14 @@ struct TokenBucket {
     private var last = ContinuousClock.now
     init(rate: Double, burst: Double) { self.rate = rate; self.burst = burst; tokens = burst }
 
-    mutating func take() -> Bool {
+    /// Takes `cost` tokens (a message's share by its size), or false when they are not there.
+    mutating func take(_ cost: Double = 1) -> Bool {
         let now = ContinuousClock.now
         let elapsed = now - last
         last = now
         tokens = min(burst, tokens + rate * (elapsed / .seconds(1)))
-        guard tokens >= 1 else { return false }
-        tokens -= 1
+        guard tokens >= cost else { return false }
+        tokens -= cost
         return true
     }
 }

@@ -197,7 +197,9 @@ public enum ProteinARServer {
         // Compression only for messages of 2 KiB or more (snapshots, batches of operations): below
         // that it saves little and costs every broadcast; what a client sends is inflated to at
         // most the frame limit.
-        let deflate = WebSocketExtensionFactory.perMessageDeflate(maxDecompressedFrameSize: LiveRoomSocket.maximumFrameBytes,
+        // A compressed frame is inflated to at most a message's size (64 KiB): a 1 KB frame must
+        // not become 1 MB of work before the message limit sees it.
+        let deflate = WebSocketExtensionFactory.perMessageDeflate(maxDecompressedFrameSize: LiveRoomSocket.maximumMessageBytes,
                                                                   minFrameSizeToCompress: 2_048)
         let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: http1, ws: .init(maxFrameSize: LiveRoomSocket.maximumFrameBytes, extensions: configuration.socketCompression ? [deflate] : []))

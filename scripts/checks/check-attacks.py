@@ -38,7 +38,9 @@ another process meanwhile. docs/security.md says how the server must answer.
     sent as it is; without Accept-Encoding: gzip, 406 instead of inflating it;
 16. 39 POST bodies promising 60,000 bytes, a byte every 25 s → each connection closed within 15 s;
 17. Content-Length with Transfer-Encoding, two Content-Lengths → 400 and closed (after a good
-    request on the same connection: that one answered, then closed); 20 of them leave room.
+    request on the same connection: that one answered, then closed); 20 of them leave room;
+18. two anonymous sockets send 1 MB text messages and 1 KB frames inflating to 1 MB for 10 s →
+    charged by size, counted toward closing: both closed, the server's CPU under half a core.
 In every attack: the server's peak RSS under 1 GB and /healthz p99 under 200 ms.
 
 Prints `ok`/`FAIL` lines, each attack's figures, a table, and `N passed, M failed`; exits 1 on a
@@ -65,6 +67,7 @@ from attacks.search_proxy import check_search_proxy  # noqa: E402
 from attacks.rooms import check_room_model, check_watchers  # noqa: E402
 from attacks.slow_bodies import check_slow_bodies  # noqa: E402
 from attacks.small import check_small  # noqa: E402
+from attacks.socket_messages import check_socket_messages  # noqa: E402
 from attacks.uploads import check_disk_fill, check_long_title, check_nested_gzip  # noqa: E402
 from proteinar_testing import server as servers  # noqa: E402
 
@@ -97,6 +100,7 @@ def main():
     run("15", "48 slow downloads of a padded file", check_file_downloads)
     run("16", "39 request bodies a byte every 25 s", check_slow_bodies)
     run("17", "conflicting length headers", check_framing)
+    run("18", "socket messages of 1 MB and deflate bombs", check_socket_messages)
     servers.stop_all()
     print("\n" + table())
     print(f"\nattacks: {RUN.passed} passed, {RUN.failed} failed in {time.monotonic() - started:.0f} s")
