@@ -171,17 +171,47 @@ private struct ShareAdmission: Admission {
     func admit<T: Sendable>(_ work: @Sendable () async throws -> T) async throws -> T { try await share.run(client, work) }
 }
 
+/// A budget per minute for each client and, over all its clients, for each address: what
+/// archive opens and searches each spend one of.
+struct MinuteBudget: Sendable {
+    let perClient: RateLimiter
+    let perAddress: RateLimiter
+    /// What is counted, for the 429's words ("searches", "new entries opened").
+    let what: String
+
+    init(what: String, perClient: Int, perAddress: Int) {
+        self.what = what
+        self.perClient = RateLimiter(burst: perClient, per: 60)
+        self.perAddress = RateLimiter(burst: perAddress, per: 60)
+    }
+
+    /// Spends one of the client's and one of its address's, or throws `tooManyRequests` (taking neither).
+    func spend(_ client: Client) throws {
+        try perClient.take(client.key, what: "\(what) (a minute's worth)")
+        do {
+            try perAddress.take(client.address, what: "\(what) (a minute's worth)", from: "your address")
+        } catch {
+            perClient.giveBack(client.key)
+            throw error
+        }
+    }
+
+    /// Gives back what `spend` took, for work that then never started.
+    func giveBack(_ client: Client) {
+        perClient.giveBack(client.key)
+        perAddress.giveBack(client.address)
+    }
+}
+
 /// What opening archive entries may cost: new downloads per client and per address each minute,
 /// and downloads at once in all (a bounded line waits behind them; beyond it, `503`). Entries the
 /// server holds already, and downloads under way that others join, cost nothing.
 struct ArchiveOpenings: Sendable {
-    let perClient: RateLimiter
-    let perAddress: RateLimiter
+    let budget: MinuteBudget
     let downloads: WorkLimiter
 
     init(limits: ServerLimits) {
-        perClient = RateLimiter(burst: limits.opensPerMinute, per: 60)
-        perAddress = RateLimiter(burst: limits.opensPerAddressPerMinute, per: 60)
+        budget = MinuteBudget(what: "new entries opened", perClient: limits.opensPerMinute, perAddress: limits.opensPerAddressPerMinute)
         downloads = WorkLimiter(width: limits.archiveDownloads, maxWaiting: 8 * limits.archiveDownloads, what: "archive downloads")
     }
 
@@ -191,28 +221,20 @@ struct ArchiveOpenings: Sendable {
 /// Searches that reach the archive: per client and per address each minute (answers kept a
 /// minute, and searches under way that others join, cost nothing).
 struct SearchLimits: Sendable {
-    let perClient: RateLimiter
-    let perAddress: RateLimiter
+    let budget: MinuteBudget
 
     init(limits: ServerLimits) {
-        perClient = RateLimiter(burst: limits.searchesPerMinute, per: 60)
-        perAddress = RateLimiter(burst: limits.searchesPerAddressPerMinute, per: 60)
+        budget = MinuteBudget(what: "searches", perClient: limits.searchesPerMinute, perAddress: limits.searchesPerAddressPerMinute)
     }
 
-    func admission(for client: Client) -> some Admission { SearchAdmission(limits: self, client: client) }
+    func admission(for client: Client) -> some Admission { SearchAdmission(budget: budget, client: client) }
 }
 
 private struct SearchAdmission: Admission {
-    let limits: SearchLimits
+    let budget: MinuteBudget
     let client: Client
     func admit<T: Sendable>(_ work: @Sendable () async throws -> T) async throws -> T {
-        try limits.perClient.take(client.key, what: "searches (a minute's worth)")
-        do {
-            try limits.perAddress.take(client.address, what: "searches (a minute's worth)", from: "your address")
-        } catch {
-            limits.perClient.giveBack(client.key)
-            throw error
-        }
+        try budget.spend(client)
         return try await work()
     }
 }
@@ -221,13 +243,7 @@ private struct OpenAdmission: Admission {
     let openings: ArchiveOpenings
     let client: Client
     func admit<T: Sendable>(_ work: @Sendable () async throws -> T) async throws -> T {
-        try openings.perClient.take(client.key, what: "new entries opened (a minute's worth)")
-        do {
-            try openings.perAddress.take(client.address, what: "new entries opened (a minute's worth)", from: "your address")
-        } catch {
-            openings.perClient.giveBack(client.key)
-            throw error
-        }
+        try openings.budget.spend(client)
         // A download refused because too many wait (503) opened nothing: its tokens come back.
         let started = NIOLockedValueBox(false)
         do {
@@ -236,10 +252,7 @@ private struct OpenAdmission: Admission {
                 return try await work()
             }
         } catch let error as LibraryError {
-            if case .busy = error, !started.withLockedValue({ $0 }) {
-                openings.perClient.giveBack(client.key)
-                openings.perAddress.giveBack(client.address)
-            }
+            if case .busy = error, !started.withLockedValue({ $0 }) { openings.budget.giveBack(client) }
             throw error
         }
     }
