@@ -129,6 +129,8 @@ public final class LibraryService: Sendable {
             let structure: Structure
             do {
                 structure = try StructureReader.read(bytes: plain, fileName: fileName)
+            } catch let error as StructureReadError where error.isTooLarge {
+                throw LibraryError.tooLarge("\(error)")
             } catch {
                 throw LibraryError.unreadable("\(error)")
             }
@@ -338,7 +340,7 @@ public final class LibraryService: Sendable {
             if let cached = try await store.cachedModel(key: key) { return cached }
             // Reading the input, meshing and storing the result all hold the slot, so memory is
             // bounded by the limiter's width however many requests wait.
-            return try await limiter.withSlot { [self] in
+            return try await limiter.withSlot(cost: record.atoms) { [self] in
                 let started = ContinuousClock.now
                 counters.countConversion()
                 let (_, plain) = try await originalFile(id: id)
@@ -396,7 +398,9 @@ public final class LibraryService: Sendable {
     /// A file that cannot be read is `unreadable`; options that cannot draw it are a `badRequest`.
     public static func scene(_ plain: [UInt8], fileName: String, options: MoleculeSceneOptions) throws -> (TriangleScene, MoleculeSceneReport) {
         let structure: Structure
-        do { structure = try StructureReader.read(bytes: plain, fileName: fileName) } catch { throw LibraryError.unreadable("\(error)") }
+        do { structure = try StructureReader.read(bytes: plain, fileName: fileName) } catch let error as StructureReadError where error.isTooLarge {
+            throw LibraryError.tooLarge("\(error)")
+        } catch { throw LibraryError.unreadable("\(error)") }
         do { return try MoleculeSceneBuilder.build(structure, options: options) } catch let e as MeshOptionError {
             throw LibraryError.badRequest(e.description)
         }

@@ -1,7 +1,9 @@
 import Foundation
 
 /// Runs CPU-heavy work (reading, meshing, writing) on a few threads outside Swift's cooperative
-/// pool, at most `width` at a time, the rest waiting in order. The server's request handlers
+/// pool, at most `width` at a time, the rest waiting. Of the jobs waiting, the one of least
+/// `cost` (a model's atoms) goes first, so a small molecule is not kept behind a stack of huge
+/// ones; a job that has waited `longestWait` goes before any other, so none waits for ever. The server's request handlers
 /// stay responsive while conversions run, and memory stays flat however many are asked for.
 /// At most `maxWaiting` jobs wait: beyond that a job is refused at once (`LibraryError.busy`), so
 /// a flood of requests cannot build a queue of hours. A job cancelled while it waits leaves the
@@ -12,11 +14,21 @@ public actor WorkLimiter {
     /// What waits, for the busy message ("conversions", "archive downloads").
     public let what: String
     private var running = 0
-    private var waiting: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+    private struct Waiter {
+        let id: UInt64
+        let cost: Int
+        let since: ContinuousClock.Instant
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+    /// In arrival order.
+    private var waiting: [Waiter] = []
     private var nextID: UInt64 = 0
+    /// After this long waiting, a job goes next whatever its cost.
+    public let longestWait: Duration
 
-    public init(width: Int = max(1, ProcessInfo.processInfo.activeProcessorCount), maxWaiting: Int = .max, what: String = "conversions") {
-        self.width = max(width, 1); self.maxWaiting = maxWaiting; self.what = what
+    public init(width: Int = max(1, ProcessInfo.processInfo.activeProcessorCount), maxWaiting: Int = .max, what: String = "conversions",
+                longestWait: Duration = .seconds(10)) {
+        self.width = max(width, 1); self.maxWaiting = maxWaiting; self.what = what; self.longestWait = longestWait
     }
 
     public func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
@@ -24,8 +36,9 @@ public actor WorkLimiter {
     }
 
     /// Runs `body` once a slot is free (for work that also awaits, such as reading its input).
-    public func withSlot<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        try await acquire()
+    /// `cost`: how heavy the job is (a model's atoms; 0 for small work), which orders the waiting.
+    public func withSlot<T: Sendable>(cost: Int = 0, _ body: @Sendable () async throws -> T) async throws -> T {
+        try await acquire(cost: cost)
         defer { release() }
         try Task.checkCancellation()
         return try await body()
@@ -46,7 +59,7 @@ public actor WorkLimiter {
     /// About how long, in seconds, the queue takes to clear: for `Retry-After`.
     public var retryAfter: Int { max(1, min(120, 2 * (waiting.count + running) / max(width, 1))) }
 
-    private func acquire() async throws {
+    private func acquire(cost: Int) async throws {
         if running < width {
             running += 1
             return
@@ -58,7 +71,9 @@ public actor WorkLimiter {
         nextID += 1
         let id = nextID
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { waiting.append((id, $0)) }
+            try await withCheckedThrowingContinuation {
+                waiting.append(Waiter(id: id, cost: cost, since: .now, continuation: $0))
+            }
         } onCancel: {
             Task { await self.abandon(id) }
         }
@@ -71,10 +86,15 @@ public actor WorkLimiter {
     }
 
     private func release() {
-        if waiting.isEmpty {
+        guard let oldest = waiting.first else {
             running -= 1
-        } else {
-            waiting.removeFirst().continuation.resume()  // the slot passes straight to the next job
+            return
         }
+        // The slot passes straight to the next job: the oldest when it has waited too long, else the lightest.
+        var next = 0
+        if ContinuousClock.now - oldest.since < longestWait {
+            for k in waiting.indices where waiting[k].cost < waiting[next].cost { next = k }
+        }
+        waiting.remove(at: next).continuation.resume()
     }
 }

@@ -231,10 +231,11 @@ public enum MolecularSurface {
             var best = -1
             var bestScore = Float.infinity
             grid.forEachCandidate(near: p) { j in
-                guard j < atomCount else { return }
+                guard j < atomCount else { return true }
                 let d = p - atoms.positions[j]
                 let s = (d * d).sum() * atoms.inverseRadiusSquared[j]
                 if s < bestScore { bestScore = s; best = j }
+                return true
             }
             guard best >= 0 else { return fallback }
             let atom = atoms.atomIndex[best]

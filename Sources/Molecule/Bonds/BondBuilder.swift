@@ -8,7 +8,22 @@
 /// Every bond is checked against the covalent range of its two elements, so a wrong or
 /// symmetry-generated link in a file never yields a stretched bond. Atoms of different alternate
 /// locations are never bonded to each other.
+///
+/// The work is bounded whatever the input: a stated or dictionary bond matching more than 64 atom
+/// pairs is not one bond and is skipped, and the distance search has the budget below.
 public enum BondBuilder {
+    /// Most bonds the distance search (step 4) leaves on one atom, counting those found before:
+    /// twelve is more than any element forms (hypervalent and cluster atoms stay under it), so a
+    /// made-up lattice where every atom has hundreds of neighbours in range gets no more.
+    public static let maxSearchedBondsPerAtom = 12
+    /// Densest neighbourhood the distance search looks into, in atoms per Å³. Real matter is far
+    /// below it (diamond, the densest, 0.18; proteins with hydrogens about 0.1, twice that with two
+    /// alternate locations); around an atom where the grid's 27 cells hold more, nothing is bonded.
+    public static let maxSearchDensity: Float = 0.5
+    /// Candidate pairs the distance search may look at, on average per atom searched; the search
+    /// stops when they are spent (a real structure needs a few dozen).
+    public static let searchVisitsPerAtom = 256
+
     public static func bonds(of model: Model, in structure: Structure, table: ComponentBondTable = .standard) -> BondList {
         var list = BondList()
         list.a.reserveCapacity(model.atoms.count + model.atoms.count / 8)
@@ -56,7 +71,9 @@ public enum BondBuilder {
                 // of scanning, so the work stays linear.
                 let byName = Dictionary(grouping: range, by: { atoms.names[$0] })
                 for bond in template {
-                    for i in byName[bond.atom1] ?? [] { for j in byName[bond.atom2] ?? [] { add(i, j, bond.order, checkUnique: false) } }
+                    let from = byName[bond.atom1] ?? [], to = byName[bond.atom2] ?? []
+                    guard from.count * to.count <= 64 else { continue }  // a name shared by many atoms: not one bond
+                    for i in from { for j in to { add(i, j, bond.order, checkUnique: false) } }
                 }
             }
             // Force-field hydrogen names differ from the dictionary's: bond each to its nearest heavy atom.
@@ -151,13 +168,26 @@ public enum BondBuilder {
             let points = indices.map { atoms.positions[$0] }
             let maxRadius = indices.reduce(Float(0)) { max($0, atoms.elements[$1].covalentRadius) }
             let grid = SpatialGrid(points: points, cellSize: 2 * maxRadius + CovalentRange.tolerance)
-            for (k, i) in indices.enumerated() {
-                grid.forEachCandidate(near: points[k]) { m in
+            let cap = UInt8(maxSearchedBondsPerAtom)
+            var bondsOf = [UInt8](repeating: 0, count: atoms.count)
+            for k in 0..<list.count {
+                let a = Int(list.a[k]), b = Int(list.b[k])
+                bondsOf[a] = bondsOf[a] == .max ? .max : bondsOf[a] + 1
+                bondsOf[b] = bondsOf[b] == .max ? .max : bondsOf[b] + 1
+            }
+            let limit = grid.candidateLimit(density: maxSearchDensity)
+            var visitsLeft = searchVisitsPerAtom * indices.count + 100_000
+            for (k, i) in indices.enumerated() where bondsOf[i] < cap {
+                guard visitsLeft > 0 else { break }
+                visitsLeft -= grid.forEachCandidate(near: points[k], limit: limit) { m in
                     let j = indices[m]
-                    guard j > i, residueOf[i] == residueOf[j] else { return }
+                    guard j > i, residueOf[i] == residueOf[j], bondsOf[j] < cap else { return true }
                     // Hydrogens bond to one atom only: skip H–H pairs.
-                    if atoms.elements[i].isHydrogen && atoms.elements[j].isHydrogen { return }
+                    if atoms.elements[i].isHydrogen && atoms.elements[j].isHydrogen { return true }
+                    let before = list.count
                     add(i, j, .single, checkUnique: true)
+                    if list.count > before { bondsOf[i] += 1; bondsOf[j] += 1 }
+                    return bondsOf[i] < cap
                 }
             }
         }

@@ -55,17 +55,27 @@ public struct SpatialGrid: Sendable {
         return (z * dims.y + y) * dims.x + x
     }
 
+    /// Points the 27 cells around a point may hold at `density` points per Å³: a limit for
+    /// `forEachCandidate` that follows the grid's real cell size (cells grow on sparse, huge boxes;
+    /// across a flat or thin box a cell counts as `cellSize` deep, the neighbourhood searched).
+    public func candidateLimit(density: Float) -> Int {
+        let edges = pointwiseMax(1 / scale, SIMD3(repeating: cellSize))
+        let cellVolume = edges.x * edges.y * edges.z
+        return max(64, Int(min(27 * cellVolume * density, 1e9)))
+    }
+
     /// Calls `body(j)` for every point j within the cells around `p` (a superset of those within
-    /// `cellSize`); the caller checks the exact distance. When the cells hold more than `limit`
-    /// points nothing is visited: atoms are never packed that densely, so such input is degenerate
-    /// (every atom at one place) and skipping it keeps the work linear.
-    @inline(__always)
-    public func forEachCandidate(near p: SIMD3<Float>, limit: Int = 4096, _ body: (Int) -> Void) {
+    /// `cellSize`) until `body` returns false; the caller checks the exact distance. When the cells
+    /// hold more than `limit` points nothing is visited: atoms are never packed that densely, so
+    /// such input is degenerate (every atom at one place, a made-up lattice) and skipping it keeps
+    /// the work linear. Returns how many points were visited.
+    @inline(__always) @discardableResult
+    public func forEachCandidate(near p: SIMD3<Float>, limit: Int = 4096, _ body: (Int) -> Bool) -> Int {
         let f = (p - origin) * scale
-        guard f.x > -2, f.y > -2, f.z > -2, f.x < Float(dims.x) + 1, f.y < Float(dims.y) + 1, f.z < Float(dims.z) + 1 else { return }
+        guard f.x > -2, f.y > -2, f.z > -2, f.x < Float(dims.x) + 1, f.y < Float(dims.y) + 1, f.z < Float(dims.z) + 1 else { return 0 }
         let cx = Int32(f.x.rounded(.down)), cy = Int32(f.y.rounded(.down)), cz = Int32(f.z.rounded(.down))
         let x0 = max(cx - 1, 0), x1 = min(cx + 1, dims.x - 1)
-        guard x0 <= x1 else { return }
+        guard x0 <= x1 else { return 0 }
         var total = 0
         for z in stride(from: max(cz - 1, 0), through: min(cz + 1, dims.z - 1), by: 1) {
             for y in stride(from: max(cy - 1, 0), through: min(cy + 1, dims.y - 1), by: 1) {
@@ -73,13 +83,18 @@ public struct SpatialGrid: Sendable {
                 total += Int(cellStart[Int(row + x1) + 1] - cellStart[Int(row + x0)])
             }
         }
-        guard total <= limit else { return }
+        guard total <= limit else { return 0 }
+        var visited = 0
         for z in stride(from: max(cz - 1, 0), through: min(cz + 1, dims.z - 1), by: 1) {
             for y in stride(from: max(cy - 1, 0), through: min(cy + 1, dims.y - 1), by: 1) {
                 let row = (z * dims.y + y) * dims.x
                 let s = Int(cellStart[Int(row + x0)]), e = Int(cellStart[Int(row + x1) + 1])
-                for k in s..<e { body(Int(order[k])) }
+                for k in s..<e {
+                    visited += 1
+                    guard body(Int(order[k])) else { return visited }
+                }
             }
         }
+        return visited
     }
 }

@@ -4,10 +4,10 @@
 enum ChemicalComponentReader {
     static let categoriesRead: Set<String> = ["chem_comp", "chem_comp_atom", "chem_comp_bond"]
 
-    static func read(_ blocks: [CIFBlock], fileName: String, format: StructureFormat) throws -> Structure {
+    static func read(_ blocks: [CIFBlock], fileName: String, format: StructureFormat, limits: ReadLimits = .standard) throws -> Structure {
         var s = Structure()
         s.sourceFormat = format
-        var builder = StructureBuilder()
+        var builder = StructureBuilder(limits: limits)
         var sawAtoms = false
         var sawBonds = false
         // Bonds are resolved to atom indices once the model is built.
@@ -32,6 +32,9 @@ enum ChemicalComponentReader {
                     builder.addAtom(Atom(name: atomName, element: Element(symbol: element?.string(row) ?? "") ?? .unknown,
                                          serial: Int32(clamping: row + 1), formalCharge: Int8(clamping: charge?.int(row) ?? 0),
                                          isHetero: ResidueKind.of(compID) == .other, position: position))
+                    if let why = builder.refusal {
+                        throw StructureReadError(file: fileName, field: "_chem_comp_atom", message: "row \(row + 1): \(why)", isTooLarge: true)
+                    }
                     sawAtoms = true
                 }
             }

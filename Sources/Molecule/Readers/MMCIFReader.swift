@@ -8,13 +8,13 @@ enum MMCIFReader {
         "struct_conn", "pdbx_struct_oper_list", "pdbx_struct_assembly", "pdbx_struct_assembly_gen",
     ]
 
-    static func read(_ block: CIFBlock, fileName: String, format: StructureFormat) throws -> Structure {
+    static func read(_ block: CIFBlock, fileName: String, format: StructureFormat, limits: ReadLimits = .standard) throws -> Structure {
         var s = Structure()
         s.sourceFormat = format
         guard let atomSite = block["atom_site"] else {
             throw StructureReadError(file: fileName, field: "_atom_site", message: "no _atom_site category: the file has no coordinates")
         }
-        s.models = try readAtoms(atomSite, fileName: fileName)
+        s.models = try readAtoms(atomSite, fileName: fileName, limits: limits)
         readMetadata(block, into: &s)
         readEntities(block, into: &s)
         readSecondaryStructure(block, into: &s)
@@ -25,7 +25,7 @@ enum MMCIFReader {
 
     // MARK: atoms
 
-    static func readAtoms(_ cat: CIFCategory, fileName: String) throws -> [Model] {
+    static func readAtoms(_ cat: CIFCategory, fileName: String, limits: ReadLimits = .standard) throws -> [Model] {
         func col(_ names: String...) -> CIFColumn? {
             for n in names { if let c = cat[n] { return c } }
             return nil
@@ -94,7 +94,10 @@ enum MMCIFReader {
         let insertionCodes = icode?.allSingleBytes(), altLocs = altID?.allSingleBytes()
         let hetero: [Bool]? = group.map { g in g.allKeys().map { $0 == CIFColumn.hetatmKey } }
 
-        var builder = StructureBuilder(reserveAtoms: n, keepsLabelAsym: true)
+        if let why = limits.refusesAtoms(n, after: 0) {
+            throw StructureReadError(file: fileName, field: "_atom_site", message: "\(n) rows: \(why)", isTooLarge: true)
+        }
+        var builder = StructureBuilder(reserveAtoms: n, keepsLabelAsym: true, limits: limits)
         var currentModel = Int32.min
         var elementCache: [String: Element] = [:]
         for row in 0..<n {
@@ -124,6 +127,12 @@ enum MMCIFReader {
                 bFactor: Float(bs.map { $0[row].isNaN ? 0 : $0[row] } ?? 0),
                 formalCharge: Int8(clamping: charges?[row] ?? 0), isHetero: hetero?[row] ?? false,
                 position: SIMD3(Float(x[row]), Float(y[row]), Float(z[row]))))
+            if let why = builder.refusal {
+                var error = fail(row, "", why)
+                error.field = "_atom_site"
+                error.isTooLarge = true
+                throw error
+            }
         }
         return builder.finish()
     }

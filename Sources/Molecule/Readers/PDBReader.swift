@@ -3,8 +3,8 @@ import Foundation
 /// Reads the fixed-column PDB format, including the large-structure conventions (hybrid-36 or
 /// hexadecimal serials and residue numbers, two-character chain ids in columns 21-22).
 enum PDBReader {
-    static func read(_ bytes: UnsafeBufferPointer<UInt8>, fileName: String) throws -> Structure {
-        var parser = PDBParser(bytes: bytes, fileName: fileName)
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>, fileName: String, limits: ReadLimits = .standard) throws -> Structure {
+        var parser = PDBParser(bytes: bytes, fileName: fileName, limits: limits)
         return try parser.parse()
     }
 }
@@ -49,15 +49,20 @@ struct PDBParser {
     var seqres: [(chain: String, names: [String])] = []
     var remark350: [String] = []
 
-    init(bytes: UnsafeBufferPointer<UInt8>, fileName: String) {
+    init(bytes: UnsafeBufferPointer<UInt8>, fileName: String, limits: ReadLimits) {
         self.bytes = bytes
         self.fileName = fileName
         // About 81 bytes an atom line: reserve once so big files do not regrow.
-        builder = StructureBuilder(reserveAtoms: bytes.count / 81)
+        builder = StructureBuilder(reserveAtoms: bytes.count / 81, limits: limits)
     }
 
     func error(_ message: String, field: String? = nil) -> StructureReadError {
         StructureReadError(file: fileName, line: lineNumber, field: field, message: message)
+    }
+
+    /// A limit of `ReadLimits` passed here.
+    func tooMuch(_ message: String, field: String) -> StructureReadError {
+        StructureReadError(file: fileName, line: lineNumber, field: field, message: message, isTooLarge: true)
     }
 
     mutating func parse() throws -> Structure {
@@ -104,6 +109,7 @@ struct PDBParser {
         case "MODEL":
             let number = NumberParsing.int(line.bytes(11, 14)) ?? (builder.models.count + 1)
             builder.beginModel(number)
+            if let why = builder.refusal { throw tooMuch(why, field: "MODEL") }
         case "ENDMDL":
             builder.endModel()
         case "TER":
@@ -225,6 +231,7 @@ struct PDBParser {
         builder.addAtom(Atom(name: String(decoding: name, as: UTF8.self), element: element, serial: Int32(clamping: serial),
                              altLoc: PDBParser.code(line.byte(17)), occupancy: Float(occupancy), bFactor: Float(bFactor),
                              formalCharge: charge, isHetero: hetero, position: SIMD3(Float(x), Float(y), Float(z))))
+        if let why = builder.refusal { throw tooMuch(why, field: hetero ? "HETATM" : "ATOM") }
     }
 
     /// Element from columns 77-78, or inferred from the atom name's alignment when that is blank.

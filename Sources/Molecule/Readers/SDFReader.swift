@@ -7,8 +7,8 @@
 /// `Model.bonds` (0-based atom indices); its data items and title are in `Structure.recordProperties`
 /// (one dictionary per model, the title under "title").
 enum SDFReader {
-    static func read(_ bytes: UnsafeBufferPointer<UInt8>, fileName: String) throws -> Structure {
-        var parser = SDFParser(lines: MoleculeTextLines(bytes), fileName: fileName)
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>, fileName: String, limits: ReadLimits = .standard) throws -> Structure {
+        var parser = SDFParser(lines: MoleculeTextLines(bytes), fileName: fileName, limits: limits)
         return try parser.parse()
     }
 }
@@ -16,6 +16,7 @@ enum SDFReader {
 private struct SDFParser {
     var lines: MoleculeTextLines
     let fileName: String
+    let limits: ReadLimits
     var sawTerminator = false
 
     // The record being read.
@@ -24,9 +25,10 @@ private struct SDFParser {
     var properties: [String: String] = [:]
     var sawChargeLine = false
 
-    init(lines: MoleculeTextLines, fileName: String) {
+    init(lines: MoleculeTextLines, fileName: String, limits: ReadLimits) {
         self.lines = lines
         self.fileName = fileName
+        self.limits = limits
     }
 
     func error(_ message: String, field: String?, line: Int? = nil) -> StructureReadError {
@@ -40,14 +42,21 @@ private struct SDFParser {
 
     mutating func parse() throws -> Structure {
         var structure = Structure()
-        var records = 0
+        var records = 0, atomsRead = 0
         while !lines.restIsBlank {
             guard let titleLine = lines.next() else { break }
             let title = lines.trimmed(titleLine)
             // "$$$$" straight after "$$$$": an empty record, skipped.
             if lines.equals(title, "$$$$") { sawTerminator = true; continue }
+            if let why = limits.refusesModel(after: records) {
+                throw StructureReadError(file: fileName, line: lines.lineNumber, field: "header", message: why, isTooLarge: true)
+            }
             try readRecord()
             records += 1
+            atomsRead += atoms.count
+            if let why = limits.refusesAtoms(0, after: atomsRead) {
+                throw StructureReadError(file: fileName, line: lines.lineNumber, field: "atom block", message: why, isTooLarge: true)
+            }
 
             let titleText = lines.string(title)
             var model = Model(number: records)

@@ -43,13 +43,20 @@ struct StructureBuilder {
     private var curLabelAsym = ShortKey.empty
     private var hasResidue = false
 
-    init(reserveAtoms: Int = 0, keepsLabelAsym: Bool = false) {
-        model.atoms.reserveCapacity(reserveAtoms)
+    // What may be read, and why reading must stop (a limit passed); readers check it per atom.
+    private let limits: ReadLimits
+    private var atomsRead = 0
+    private(set) var refusal: String?
+
+    init(reserveAtoms: Int = 0, keepsLabelAsym: Bool = false, limits: ReadLimits = .standard) {
+        self.limits = limits
+        model.atoms.reserveCapacity(min(reserveAtoms, limits.maxAtoms))
         self.keepsLabelAsym = keepsLabelAsym
     }
 
     mutating func beginModel(_ number: Int) {
         if inModel { endModel() }
+        if refusal == nil { refusal = limits.refusesModel(after: models.count) }
         let reserve = models.last?.atoms.count ?? model.atoms.names.capacity
         model = Model(number: number)
         model.atoms.reserveCapacity(reserve)
@@ -93,7 +100,11 @@ struct StructureBuilder {
     mutating func breakResidue() { closeResidue(); hasResidue = false }
 
     @inline(__always)
-    mutating func addAtom(_ atom: Atom) { model.atoms.append(atom) }
+    mutating func addAtom(_ atom: Atom) {
+        model.atoms.append(atom)
+        atomsRead += 1
+        if atomsRead > limits.maxAtoms, refusal == nil { refusal = limits.refusesAtoms(after: atomsRead - 1) }
+    }
 
     private mutating func closeResidue() {
         if hasResidue, !model.residues.isEmpty {

@@ -9,24 +9,25 @@ public enum StructureReader {
     public static let maximumSize = 2_000_000_000
 
     /// Reads a file; errors name it by `path` as given.
-    public static func read(contentsOf path: String) throws -> Structure {
+    public static func read(contentsOf path: String, limits: ReadLimits = .standard) throws -> Structure {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw StructureReadError(file: path, message: "cannot be read: \(error.localizedDescription)")
         }
-        return try read(bytes: [UInt8](data), fileName: path)
+        return try read(bytes: [UInt8](data), fileName: path, limits: limits)
     }
 
-    public static func read(bytes input: [UInt8], fileName: String) throws -> Structure {
+    /// Reads a file's bytes; `limits` bound the models and atoms built (a file past them is refused).
+    public static func read(bytes input: [UInt8], fileName: String, limits: ReadLimits = .standard) throws -> Structure {
         var bytes = input
         if isGzip(bytes) { bytes = try decompressGzip(bytes, fileName: fileName) }
-        var structure = try readPlain(bytes, fileName: fileName)
+        var structure = try readPlain(bytes, fileName: fileName, limits: limits)
         structure.metadata.limitText()
         return structure
     }
 
     /// Reads bytes that are not compressed (`read` inflates them first).
-    static func readPlain(_ bytes: [UInt8], fileName: String) throws -> Structure {
+    static func readPlain(_ bytes: [UInt8], fileName: String, limits: ReadLimits = .standard) throws -> Structure {
         guard !bytes.isEmpty else { throw StructureReadError(file: fileName, message: "the file is empty") }
         guard bytes.count < maximumSize else { throw StructureReadError(file: fileName, message: "the file is larger than 2 GB") }
         guard let format = detectFormat(bytes) else {
@@ -39,25 +40,25 @@ public enum StructureReader {
             let budget = max(20_000_000, 100 * bytes.count)
             let blocks = try BinaryCIFDecoder.decode(bytes, fileName: fileName, maxDecodedValues: budget,
                                                      only: MMCIFReader.categoriesRead.union(ChemicalComponentReader.categoriesRead))
-            return try readCIF(blocks, fileName: fileName, format: .binaryCIF)
+            return try readCIF(blocks, fileName: fileName, format: .binaryCIF, limits: limits)
         case .mmcif:
-            return try readCIF(try CIFParser.parse(bytes, fileName: fileName), fileName: fileName, format: .mmcif)
+            return try readCIF(try CIFParser.parse(bytes, fileName: fileName), fileName: fileName, format: .mmcif, limits: limits)
         case .pdb:
-            return try bytes.withUnsafeBufferPointer { try PDBReader.read($0, fileName: fileName) }
+            return try bytes.withUnsafeBufferPointer { try PDBReader.read($0, fileName: fileName, limits: limits) }
         case .sdf, .mol2000:
-            return try bytes.withUnsafeBufferPointer { try SDFReader.read($0, fileName: fileName) }
+            return try bytes.withUnsafeBufferPointer { try SDFReader.read($0, fileName: fileName, limits: limits) }
         case .xyz:
-            return try bytes.withUnsafeBufferPointer { try XYZReader.read($0, fileName: fileName) }
+            return try bytes.withUnsafeBufferPointer { try XYZReader.read($0, fileName: fileName, limits: limits) }
         }
     }
 
     /// A model file's first block with `_atom_site`, or else the file's chemical components.
-    static func readCIF(_ blocks: [CIFBlock], fileName: String, format: StructureFormat) throws -> Structure {
+    static func readCIF(_ blocks: [CIFBlock], fileName: String, format: StructureFormat, limits: ReadLimits = .standard) throws -> Structure {
         guard !blocks.isEmpty else { throw StructureReadError(file: fileName, message: "the CIF file has no data_ block") }
         if let block = blocks.first(where: { $0["atom_site"] != nil }) {
-            return try MMCIFReader.read(block, fileName: fileName, format: format)
+            return try MMCIFReader.read(block, fileName: fileName, format: format, limits: limits)
         }
-        return try ChemicalComponentReader.read(blocks, fileName: fileName, format: format)
+        return try ChemicalComponentReader.read(blocks, fileName: fileName, format: format, limits: limits)
     }
 
     public static func isGzip(_ b: [UInt8]) -> Bool { b.count >= 2 && b[0] == 0x1F && b[1] == 0x8B }

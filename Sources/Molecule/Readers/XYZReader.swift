@@ -7,7 +7,7 @@
 /// index ("C1", "H2", …), are HETATMs, and have serials 1…n. The first frame's comment is the title;
 /// each frame's comment is also under "title" in `Structure.recordProperties`.
 enum XYZReader {
-    static func read(_ bytes: UnsafeBufferPointer<UInt8>, fileName: String) throws -> Structure {
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>, fileName: String, limits: ReadLimits = .standard) throws -> Structure {
         var lines = MoleculeTextLines(bytes)
         var structure = Structure()
         structure.sourceFormat = .xyz
@@ -15,6 +15,7 @@ enum XYZReader {
         func error(_ message: String, field: String) -> StructureReadError {
             StructureReadError(file: fileName, line: max(1, lines.lineNumber), field: field, message: message)
         }
+        var atomsRead = 0
 
         while !lines.restIsBlank {
             // Blank lines between frames are tolerated.
@@ -24,6 +25,11 @@ enum XYZReader {
                 if !lines.isBlank(l) { break }
             }
             let frame = structure.models.count + 1
+            if let why = limits.refusesModel(after: structure.models.count) {
+                var e = error("frame \(frame): \(why)", field: "atom count line")
+                e.isTooLarge = true
+                throw e
+            }
             guard let first = lines.tokens(countLine, limit: 1).first, let n = lines.int(first) else {
                 throw error("frame \(frame): the atom count is not a number", field: "atom count line")
             }
@@ -31,6 +37,12 @@ enum XYZReader {
                 throw error("frame \(frame): atom count \(n) is out of range 0...\(MoleculeTextLimits.maxAtomsPerRecord)",
                             field: "atom count line")
             }
+            if let why = limits.refusesAtoms(n, after: atomsRead) {
+                var e = error("frame \(frame): \(n) atoms: \(why)", field: "atom count line")
+                e.isTooLarge = true
+                throw e
+            }
+            atomsRead += n
             guard let commentLine = lines.next() else {
                 throw error("frame \(frame): input ends before the comment line", field: "comment line")
             }
