@@ -1,10 +1,15 @@
 import Foundation
 
 /// Runs CPU-heavy work (reading, meshing, writing) on a few threads outside Swift's cooperative
-/// pool, at most `width` at a time, the rest waiting. Of the jobs waiting, the one of least
-/// `cost` (a model's atoms) goes first, so a small molecule is not kept behind a stack of huge
-/// ones; a job that has waited `longestWait` goes before any other, so none waits for ever. The server's request handlers
-/// stay responsive while conversions run, and memory stays flat however many are asked for.
+/// pool, at most `width` at a time, the rest waiting. The server's request handlers stay
+/// responsive while conversions run, and memory stays flat however many are asked for.
+///
+/// Who goes next: of the jobs waiting, the one of least `cost` (a model's atoms), so a small
+/// molecule is not kept behind a stack of huge ones; but a job that has waited `longestWait` goes
+/// before any other, so none waits for ever. Heavy jobs (`cost` ≥ `heavyCost`) hold at most
+/// `width − 1` threads, so one is always there for ordinary molecules: a stack of million-atom
+/// models delays another visitor's protein by at most one small conversion, not by a huge one.
+///
 /// At most `maxWaiting` jobs wait: beyond that a job is refused at once (`LibraryError.busy`), so
 /// a flood of requests cannot build a queue of hours. A job cancelled while it waits leaves the
 /// queue without running.
@@ -13,7 +18,11 @@ public actor WorkLimiter {
     public let maxWaiting: Int
     /// What waits, for the busy message ("conversions", "archive downloads").
     public let what: String
-    private var running = 0
+    /// After this long waiting, a job goes next whatever its cost.
+    public let longestWait: Duration
+    /// From this cost on a job is heavy, and heavy jobs leave one thread free.
+    public let heavyCost: Int
+    private var running = 0, runningHeavy = 0
     private struct Waiter {
         let id: UInt64
         let cost: Int
@@ -23,12 +32,11 @@ public actor WorkLimiter {
     /// In arrival order.
     private var waiting: [Waiter] = []
     private var nextID: UInt64 = 0
-    /// After this long waiting, a job goes next whatever its cost.
-    public let longestWait: Duration
 
     public init(width: Int = max(1, ProcessInfo.processInfo.activeProcessorCount), maxWaiting: Int = .max, what: String = "conversions",
-                longestWait: Duration = .seconds(10)) {
-        self.width = max(width, 1); self.maxWaiting = maxWaiting; self.what = what; self.longestWait = longestWait
+                longestWait: Duration = .seconds(10), heavyCost: Int = 100_000) {
+        self.width = max(width, 1); self.maxWaiting = maxWaiting; self.what = what
+        self.longestWait = longestWait; self.heavyCost = heavyCost
     }
 
     public func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
@@ -39,7 +47,7 @@ public actor WorkLimiter {
     /// `cost`: how heavy the job is (a model's atoms; 0 for small work), which orders the waiting.
     public func withSlot<T: Sendable>(cost: Int = 0, _ body: @Sendable () async throws -> T) async throws -> T {
         try await acquire(cost: cost)
-        defer { release() }
+        defer { release(cost: cost) }
         try Task.checkCancellation()
         return try await body()
     }
@@ -59,9 +67,18 @@ public actor WorkLimiter {
     /// About how long, in seconds, the queue takes to clear: for `Retry-After`.
     public var retryAfter: Int { max(1, min(120, 2 * (waiting.count + running) / max(width, 1))) }
 
+    private func mayStart(_ cost: Int) -> Bool {
+        running < width && (cost < heavyCost || runningHeavy < max(1, width - 1))
+    }
+
+    private func start(_ cost: Int) {
+        running += 1
+        if cost >= heavyCost { runningHeavy += 1 }
+    }
+
     private func acquire(cost: Int) async throws {
-        if running < width {
-            running += 1
+        if waiting.isEmpty, mayStart(cost) {
+            start(cost)
             return
         }
         guard waiting.count < maxWaiting else {
@@ -73,6 +90,7 @@ public actor WorkLimiter {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation {
                 waiting.append(Waiter(id: id, cost: cost, since: .now, continuation: $0))
+                startWaiting()  // a light job may start beside heavy ones even when others wait
             }
         } onCancel: {
             Task { await self.abandon(id) }
@@ -85,16 +103,26 @@ public actor WorkLimiter {
         waiting.remove(at: index).continuation.resume(throwing: CancellationError())
     }
 
-    private func release() {
-        guard let oldest = waiting.first else {
-            running -= 1
-            return
+    private func release(cost: Int) {
+        running -= 1
+        if cost >= heavyCost { runningHeavy -= 1 }
+        startWaiting()
+    }
+
+    /// Starts waiting jobs while threads are free: the oldest when it has waited too long, else
+    /// the lightest, of those that may start.
+    private func startWaiting() {
+        while running < width, !waiting.isEmpty {
+            var next: Int?
+            let now = ContinuousClock.now
+            for k in waiting.indices where mayStart(waiting[k].cost) {
+                if now - waiting[k].since >= longestWait { next = k; break }
+                if next == nil || waiting[k].cost < waiting[next ?? k].cost { next = k }
+            }
+            guard let next else { return }
+            let job = waiting.remove(at: next)
+            start(job.cost)
+            job.continuation.resume()
         }
-        // The slot passes straight to the next job: the oldest when it has waited too long, else the lightest.
-        var next = 0
-        if ContinuousClock.now - oldest.since < longestWait {
-            for k in waiting.indices where waiting[k].cost < waiting[next].cost { next = k }
-        }
-        waiting.remove(at: next).continuation.resume()
     }
 }

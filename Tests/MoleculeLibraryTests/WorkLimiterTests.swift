@@ -43,4 +43,22 @@ struct WorkLimiterTests {
         let order = try await runOrder(limiter, [("huge", 1_000_000), ("small", 10)], pauseBeforeRelease: .milliseconds(200))
         #expect(order == ["huge", "small"])
     }
+
+    @Test("heavy jobs leave one thread free: a light job starts at once beside them")
+    func oneThreadForOrdinaryMolecules() async throws {
+        let limiter = WorkLimiter(width: 2, heavyCost: 100)
+        let order = Order()
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        let holder = Task { try await limiter.withSlot(cost: 1_000) { for await _ in gate { break } } }
+        try await Task.sleep(for: .milliseconds(50))
+        let heavy = Task { try await limiter.withSlot(cost: 500) { await order.add("heavy") } }
+        try await Task.sleep(for: .milliseconds(50))
+        try await limiter.withSlot(cost: 10) { await order.add("light") }
+        #expect(await order.names == ["light"])  // the heavy one still waits for the holder's thread
+        open.yield()
+        open.finish()
+        try await holder.value
+        try await heavy.value
+        #expect(await order.names == ["light", "heavy"])
+    }
 }

@@ -40,7 +40,11 @@ another process meanwhile. docs/security.md says how the server must answer.
 17. Content-Length with Transfer-Encoding, two Content-Lengths → 400 and closed (after a good
     request on the same connection: that one answered, then closed); 20 of them leave room;
 18. two anonymous sockets send 1 MB text messages and 1 KB frames inflating to 1 MB for 10 s →
-    charged by size, counted toward closing: both closed, the server's CPU under half a core.
+    charged by size, counted toward closing: both closed, the server's CPU under half a core;
+20. XYZ lattices of 512,000 and 1,000,000 francium atoms 1.15 Å apart → at most 12 bonds an atom;
+    16 ball-and-stick models of distinct sizes abandoned after 3 s; another visitor's 1AKE < 2 s;
+21. 9,000,000 and 2,000,000 one-atom XYZ frames → 413 naming the 1,000-model limit; a 1,000-frame
+    file's 16 thumbnails; another visitor's 1AKE < 2 s; the server idle 5 s after the attacker.
 In every attack: the server's peak RSS under 1 GB and /healthz p99 under 200 ms.
 
 Prints `ok`/`FAIL` lines, each attack's figures, a table, and `N passed, M failed`; exits 1 on a
@@ -57,6 +61,7 @@ from attacks.context import RUN, run, table  # noqa: E402
 from attacks.archive_opens import check_archive_opens  # noqa: E402
 from attacks.client_ids import check_client_ids  # noqa: E402
 from attacks.conversions import check_conversions  # noqa: E402
+from attacks.dense_files import check_dense_coordinates, check_many_frames  # noqa: E402
 from attacks.edge import check_edge  # noqa: E402
 from attacks.file_downloads import check_file_downloads  # noqa: E402
 from attacks.framing import check_framing  # noqa: E402
@@ -101,6 +106,8 @@ def main():
     run("16", "39 request bodies a byte every 25 s", check_slow_bodies)
     run("17", "conflicting length headers", check_framing)
     run("18", "socket messages of 1 MB and deflate bombs", check_socket_messages)
+    run("20", "a lattice denser than matter: 1M atoms", check_dense_coordinates)
+    run("21", "nine million one-atom frames", check_many_frames)
     servers.stop_all()
     print("\n" + table())
     print(f"\nattacks: {RUN.passed} passed, {RUN.failed} failed in {time.monotonic() - started:.0f} s")

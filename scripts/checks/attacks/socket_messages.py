@@ -16,6 +16,8 @@ import zlib
 from proteinar_testing import attack_tools as tools
 from proteinar_testing.accounts import Account
 
+from .visitor import ORDINARY_LIMIT_S, idle_after, ordinary_model_during
+
 SECONDS = 10.0
 BIG = 1_000_000        # under the 1 MiB frame limit (larger frames close the socket at once)
 
@@ -97,10 +99,14 @@ def check_socket_messages(a):
     started = time.monotonic()
     results = []
     threads = [threading.Thread(target=flood, args=(s.port, path, f"127.0.0.{100 + i}", i == 1, results)) for i in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+
+    def attack():
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+    visitor, _ = ordinary_model_during(s, "0.35", attack, after=0.3)
     time.sleep(max(0.0, 2.0 - (time.monotonic() - started)))   # a window of at least 2 s for the CPU figure
     took = time.monotonic() - started
     cpu = tools.cpu_seconds(s.pid) - cpu_before
@@ -113,3 +119,8 @@ def check_socket_messages(a):
     a.check("each is closed by the server within the 10 s (refused messages count toward closing it)",
             all(r[3] is not None and r[3] < SECONDS for r in results), str([(r[2], r[3]) for r in results]))
     a.check("the server's CPU over the attack stays under half a core", cpu < 0.5 * took, f"{cpu:.1f} s in {took:.0f} s")
+    a.figure(f"another visitor's uncached 1AKE model 0.3 s into the flood: HTTP {visitor.status} in {visitor.elapsed:.2f} s",
+             table=f"1AKE {visitor.elapsed:.2f} s")
+    a.check(f"another visitor's uncached 1AKE model answers in under {ORDINARY_LIMIT_S:.0f} s",
+            visitor.status == 200 and visitor.elapsed < ORDINARY_LIMIT_S, f"HTTP {visitor.status} in {visitor.elapsed:.2f} s")
+    idle_after(a, s, "after the sockets")
