@@ -185,21 +185,21 @@ struct MinuteBudget: Sendable {
         self.perAddress = RateLimiter(burst: perAddress, per: 60)
     }
 
-    /// Spends one of the client's and one of its address's, or throws `tooManyRequests` (taking neither).
-    func spend(_ client: Client) throws {
-        try perClient.take(client.key, what: "\(what) (a minute's worth)")
+    /// Spends `cost` of the client's and of its address's, or throws `tooManyRequests` (taking neither).
+    func spend(_ client: Client, cost: Int = 1) throws {
+        try perClient.take(client.key, cost: Double(cost), what: "\(what) (a minute's worth)")
         do {
-            try perAddress.take(client.address, what: "\(what) (a minute's worth)", from: "your address")
+            try perAddress.take(client.address, cost: Double(cost), what: "\(what) (a minute's worth)", from: "your address")
         } catch {
-            perClient.giveBack(client.key)
+            perClient.giveBack(client.key, cost: Double(cost))
             throw error
         }
     }
 
-    /// Gives back what `spend` took, for work that then never started.
-    func giveBack(_ client: Client) {
-        perClient.giveBack(client.key)
-        perAddress.giveBack(client.address)
+    /// Gives back `cost` of what `spend` took, for work that then never started (or cost less).
+    func giveBack(_ client: Client, cost: Int = 1) {
+        perClient.giveBack(client.key, cost: Double(cost))
+        perAddress.giveBack(client.address, cost: Double(cost))
     }
 }
 

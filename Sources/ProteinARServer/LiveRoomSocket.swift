@@ -23,6 +23,9 @@ struct LiveRoomSocket: Sendable {
     static let maximumFrameBytes = 1 << 20
     /// A client further behind than this gets a snapshot instead of the log.
     static let longestResume: UInt64 = 2_000
+    /// Most bytes of operations one connection is sent at once to catch up; a reader further
+    /// behind is let go, to come back for a snapshot.
+    static let longestCatchUpBytes = 8 << 20
     /// A joiner asking for a deflated snapshot gets the one kept from before and the operations
     /// since it, when there are at most this many (about a second of a class drawing); else the
     /// room is written and compressed again at its state now.
@@ -191,6 +194,11 @@ final class LiveConnection: Sendable {
                 defer { group.cancelAll() }
                 _ = try await group.next()
             }
+        } catch let behind as FellBehind {
+            // Cheaper for both sides than the log: the client comes back for the room as it is now.
+            try? await send(ErrorMessage(code: "behind", message: "this connection fell \(behind.operations) operations behind the room; "
+                                         + "reconnecting brings the room as it is now"))
+            try? await outbound.close(.goingAway, reason: "behind")
         } catch let error as RoomError {
             // Refused (not a member, no such room): say why, then close as a refusal.
             try? await send(ErrorMessage(code: error.kind.rawValue, message: error.message))
@@ -218,9 +226,17 @@ final class LiveConnection: Sendable {
         try await send(SettingsMessage(room: room, you: yourPart(in: change.settings)))
     }
 
-    /// Accepted operations, in order, each once; a gap (a slow reader whose mailbox overflowed) is
-    /// filled from the log. What waited together goes in one `ops` message (at most about 256 KiB),
-    /// so a busy room costs a connection a few writes, not one per operation.
+    /// A reader this far behind is let go (`behind`) rather than caught up: its reconnect gets the
+    /// room as it is now, once, instead of every operation it missed (attack 23).
+    struct FellBehind: Error {
+        let operations: UInt64
+    }
+
+    /// Accepted operations, in order, each once; a short gap (a slow reader whose mailbox
+    /// overflowed) is filled from the log. A reader more than `longestResume` operations behind
+    /// the mailbox, or with more than `longestCatchUpBytes` waiting, is let go (`FellBehind`).
+    /// What waited together goes in one `ops` message (at most about 256 KiB), so a busy room
+    /// costs a connection a few writes, not one per operation.
     private func forward(_ updates: RoomMailbox, after: UInt64) async throws {
         var last = after
         var lastWrite = ContinuousClock.now
@@ -232,8 +248,12 @@ final class LiveConnection: Sendable {
                 if let more = updates.nextBatchIfAny() { batch += more }
             }
             var parts: [String] = []
+            var bytes = 0
             for update in batch where update.sequence > last {
                 if update.sequence > last + 1 {
+                    guard update.sequence - last - 1 <= LiveRoomSocket.longestResume else {
+                        throw FellBehind(operations: (batch.last?.sequence ?? update.sequence) - last)
+                    }
                     let missing = try await host.operations(in: roomID, after: last, limit: Int(clamping: update.sequence - last - 1), for: actor)
                     for missed in missing where missed.sequence < update.sequence { parts.append(try Self.text(OpMessage(missed))) }
                 }
@@ -242,6 +262,10 @@ final class LiveConnection: Sendable {
                     parts.append(message)
                 } else {
                     parts.append(try Self.text(OpMessage(update.operation)))
+                }
+                bytes += parts[parts.count - 1].utf8.count
+                guard bytes <= LiveRoomSocket.longestCatchUpBytes else {
+                    throw FellBehind(operations: (batch.last?.sequence ?? update.sequence) - last)
                 }
                 last = update.sequence
             }

@@ -20,6 +20,8 @@ struct RoomRoutes: Sendable {
     /// 60,000 at once. Checking and storing cost grows with the points; without a limit one client
     /// filling a room as fast as it can held up everyone else (the socket has its own, per message).
     let operationPoints = RateLimiter(burst: 60_000, per: 2)
+    /// What reading a room's log and past states may cost.
+    let logReads = RoomLogReads()
 
     func register(on api: RouterGroup<ServerContext>) {
         api.get("rooms") { request, _ in try await list(request) }
@@ -149,10 +151,31 @@ struct RoomRoutes: Sendable {
         }
         let limit = try wholeNumber(request, "limit", in: 1...5_000, default: 1_000)
         let state = try await call { try await host.snapshot(of: id, for: actor) }
-        let ops = try await call { try await host.operations(in: id, after: after, limit: limit, for: actor) }
-        struct Log: Encodable { var operations: [LoggedOperation]; var sequence: UInt64; var more: Bool }
-        let last = ops.last?.sequence ?? after
-        return try Responses.encoded(Log(operations: ops, sequence: max(state.sequence, last), more: ops.count == limit))
+        // A page's bytes are spent before it is read (at most a page), and what it did not use is given back.
+        let client = try await APIRoutes.share(request, context, accounts: accounts)
+        let pageKB = RoomLogReads.pageBytes >> 10
+        try call { try logReads.budget.spend(client, cost: pageKB) }
+        let page: (operations: [StoredRoomOperation], more: Bool)
+        do {
+            page = try await call {
+                try await host.storedOperations(in: id, after: after, limit: limit, maxBytes: RoomLogReads.pageBytes, for: actor)
+            }
+        } catch {
+            logReads.budget.giveBack(client, cost: pageKB)
+            throw error
+        }
+        let bytes = page.operations.reduce(0) { $0 + $1.json.utf8.count }
+        logReads.budget.giveBack(client, cost: max(0, pageKB - (bytes + 1023) / 1024))
+        // The operations go as the log stores them (the JSON `LoggedOperation` encodes to).
+        let last = page.operations.last.map { UInt64($0.sequence) } ?? after
+        var body = #"{"more":\#(page.more),"operations":["#
+        body.reserveCapacity(bytes + page.operations.count + 64)
+        for (k, op) in page.operations.enumerated() {
+            if k > 0 { body += "," }
+            body += op.json
+        }
+        body += #"],"sequence":\#(max(state.sequence, last))}"#
+        return Responses.json(body)
     }
 
     /// The room as it was after operation `at` (history), or now without `at`. Rebuilding replays
@@ -168,7 +191,11 @@ struct RoomRoutes: Sendable {
         let state: RoomState
         if let at {
             let client = try await APIRoutes.share(request, context, accounts: accounts)
-            state = try await call { try await fairShare.run(client) { try await host.state(of: id, at: at, for: actor) } }
+            state = try await call {
+                try await fairShare.run(client) {
+                    try await logReads.replays.withSlot { try await host.state(of: id, at: at, for: actor) }
+                }
+            }
         } else {
             state = try await call { try await host.snapshot(of: id, for: actor) }
         }

@@ -111,13 +111,26 @@ public actor RoomHost {
     /// Accepted operations after `sequence` (at most `limit`), for a client that reconnects: no gap,
     /// no duplicate.
     public func operations(in id: String, after sequence: UInt64, limit: Int = .max, for actor: Actor) async throws -> [LoggedOperation] {
+        try await checkLogReadable(id, after: sequence, for: actor)
+        return try await Self.logged(store, in: id, after: sequence, limit: limit)
+    }
+
+    /// Throws unless `actor` may read the room and its log still holds the operations after `sequence`.
+    private func checkLogReadable(_ id: String, after sequence: UInt64, for actor: Actor) async throws {
         let room = try await load(id)
         guard room.settings.mayRead(actor) else { throw RoomError(.forbidden, "you are not a member of room \(id)") }
         let base = try await store.historyBaseSequence(roomID: id)
         guard Int64(clamping: sequence) >= base else {
             throw RoomError(.gone, "operations 1 to \(base) of room \(id) are folded into its snapshot; read the room's state instead")
         }
-        return try await Self.logged(store, in: id, after: sequence, limit: limit)
+    }
+
+    /// Stored operations after `sequence` as the log holds them, at most `limit` and about
+    /// `maxBytes` (`stored`): a page of the log for HTTP, sent without decoding.
+    public func storedOperations(in id: String, after sequence: UInt64, limit: Int, maxBytes: Int,
+                                 for actor: Actor) async throws -> (operations: [StoredRoomOperation], more: Bool) {
+        try await checkLogReadable(id, after: sequence, for: actor)
+        return try await Self.stored(store, in: id, after: sequence, limit: limit, maxBytes: maxBytes)
     }
 
     private func logged(in id: String, after sequence: UInt64) async throws -> [LoggedOperation] {
@@ -137,7 +150,7 @@ public actor RoomHost {
             throw RoomError(.invalid, "at \(sequence): room \(id) has \(room.state.sequence) operations so far")
         }
         if sequence == room.state.sequence { return room.state }
-        return try await Self.replayed(store, in: id, upTo: sequence)
+        return try await Self.replayed(store, in: id, upTo: sequence, cancellable: true)
     }
 
     // MARK: Operations

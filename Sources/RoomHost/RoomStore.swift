@@ -22,8 +22,32 @@ extension RoomHost {
         return out
     }
 
+    /// Stored operations after `sequence` as the log holds them (JSON text, nothing decoded): at
+    /// most `limit` and, past the first, no more than `maxBytes` in all. `more`: the log goes on.
+    nonisolated static func stored(_ store: any RoomLogStore, in id: String, after sequence: UInt64, limit: Int,
+                                   maxBytes: Int) async throws -> (operations: [StoredRoomOperation], more: Bool) {
+        var out: [StoredRoomOperation] = []
+        var bytes = 0
+        var after = Int64(clamping: sequence)
+        while out.count < limit {
+            // Small pages, so that a log of large operations is not read far past `maxBytes`.
+            let pageSize = min(100, limit - out.count)
+            let page = try await store.operations(roomID: id, after: after, limit: pageSize)
+            for stored in page {
+                if !out.isEmpty, bytes + stored.json.utf8.count > maxBytes { return (out, true) }
+                bytes += stored.json.utf8.count
+                out.append(stored)
+            }
+            guard let last = page.last, page.count == pageSize else { return (out, false) }
+            after = last.sequence
+        }
+        return (out, true)
+    }
+
     /// The room's state after `sequence`, from its history base (or the log's first operation).
-    nonisolated static func replayed(_ store: any RoomLogStore, in id: String, upTo sequence: UInt64) async throws -> RoomState {
+    /// `cancellable`: stops between pages when the task is cancelled (the client who asked left).
+    nonisolated static func replayed(_ store: any RoomLogStore, in id: String, upTo sequence: UInt64,
+                                     cancellable: Bool = false) async throws -> RoomState {
         var state = RoomState()
         let decoder = JSONDecoder()
         if let base = try await store.historyBase(roomID: id) {
@@ -34,6 +58,7 @@ extension RoomHost {
         }
         var after = Int64(state.sequence)
         while state.sequence < sequence {
+            if cancellable { try Task.checkCancellation() }
             let page = try await store.operations(roomID: id, after: after, limit: Int(min(1_000, sequence - state.sequence)))
             for stored in page { state.replay(try decoder.decode(LoggedOperation.self, from: Data(stored.json.utf8))) }
             guard let last = page.last else { break }

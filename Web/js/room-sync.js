@@ -422,6 +422,9 @@ export class RoomSync extends EventTarget {
   }
 
   _error(message) {
+    // This page fell far behind (paused, or a slow network): the server closes the socket, and the
+    // reconnect that follows brings the room as it is now. Nothing was refused.
+    if (message.code === 'behind') return;
     // A server from before `snapshot=deflated` refuses the socket as malformed: compact next time.
     if (!this._welcomed && message.code === 'malformed' && this._socket?.url.includes('snapshot=deflated')) this._inflateFailed = true;
     const item = message.clientOpID ? this._pending.get(message.clientOpID) : null;
