@@ -3,8 +3,10 @@ import SketchRooms
 
 /// Where a room's accepted operations wait for one subscriber (a live connection). The reader
 /// takes everything waiting at once, so a connection that falls behind catches up in a few large
-/// writes instead of many small ones. Holds at most `capacity` operations: beyond that the oldest
-/// go, and the reader, seeing a gap in the sequence numbers, reads them from the log.
+/// writes instead of many small ones. Holds at most `capacity` operations: beyond that all it holds
+/// go at once (dropping the oldest one by one cost a reader that stopped reading, and the room,
+/// the whole mailbox per operation), and the reader, seeing the gap in the sequence numbers, reads
+/// a short one from the log or, far behind, lets its client come back for the room as it is now.
 public final class RoomMailbox: AsyncSequence, @unchecked Sendable {
     public typealias Element = RoomUpdate
     private let lock = NSLock()
@@ -30,7 +32,7 @@ public final class RoomMailbox: AsyncSequence, @unchecked Sendable {
             return
         }
         pending += updates
-        if pending.count > capacity { pending.removeFirst(pending.count - capacity) }
+        if pending.count > capacity { pending.removeAll() }
         lock.unlock()
     }
 

@@ -44,7 +44,11 @@ another process meanwhile. docs/security.md says how the server must answer.
 20. XYZ lattices of 512,000 and 1,000,000 francium atoms 1.15 Å apart → at most 12 bonds an atom;
     16 ball-and-stick models of distinct sizes abandoned after 3 s; another visitor's 1AKE < 2 s;
 21. 9,000,000 and 2,000,000 one-atom XYZ frames → 413 naming the 1,000-model limit; a 1,000-frame
-    file's 16 thumbnails; another visitor's 1AKE < 2 s; the server idle 5 s after the attacker.
+    file's 16 thumbnails; another visitor's 1AKE < 2 s; the server idle 5 s after the attacker;
+22. a public room of 10,000 operations (500-point strokes added, then removed): 16 anonymous log
+    readers and 8 readers of state?at=N for 10 s each → pages ≤ 1 MiB, the address's budget, 429;
+23. 40 watchers that stop reading while 21,000 operations arrive, then read again → told
+    `behind`, each welcomed at the room's sequence on reconnecting; under 10 CPU s in all.
 In every attack: the server's peak RSS under 1 GB and /healthz p99 under 200 ms.
 
 Prints `ok`/`FAIL` lines, each attack's figures, a table, and `N passed, M failed`; exits 1 on a
@@ -68,6 +72,7 @@ from attacks.framing import check_framing  # noqa: E402
 from attacks.lockout import check_lockout  # noqa: E402
 from attacks.proxy import check_proxy  # noqa: E402
 from attacks.roles import check_roles  # noqa: E402
+from attacks.room_history import check_room_log, check_slow_readers  # noqa: E402
 from attacks.search_proxy import check_search_proxy  # noqa: E402
 from attacks.rooms import check_room_model, check_watchers  # noqa: E402
 from attacks.slow_bodies import check_slow_bodies  # noqa: E402
@@ -108,6 +113,8 @@ def main():
     run("18", "socket messages of 1 MB and deflate bombs", check_socket_messages)
     run("20", "a lattice denser than matter: 1M atoms", check_dense_coordinates)
     run("21", "nine million one-atom frames", check_many_frames)
+    run("22", "a public room's 10,000-operation log", check_room_log)
+    run("23", "40 watchers that stop reading, then read", check_slow_readers)
     servers.stop_all()
     print("\n" + table())
     print(f"\nattacks: {RUN.passed} passed, {RUN.failed} failed in {time.monotonic() - started:.0f} s")
