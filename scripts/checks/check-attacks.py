@@ -40,7 +40,10 @@ another process meanwhile. docs/security.md says how the server must answer.
 17. Content-Length with Transfer-Encoding, two Content-Lengths → 400 and closed (after a good
     request on the same connection: that one answered, then closed); 20 of them leave room;
 18. two anonymous sockets send 1 MB text messages and 1 KB frames inflating to 1 MB for 10 s →
-    charged by size, counted toward closing: both closed, the server's CPU under half a core.
+    charged by size, counted toward closing: both closed, the server's CPU under half a core;
+19. an owner invites 2,002 e-mails, some registered → every answer the same for either (202 and
+    a body that follows from the owner's requests, the same headers and time), members only after
+    accepting, the owner's hourly budget then 429.
 In every attack: the server's peak RSS under 1 GB and /healthz p99 under 200 ms.
 
 Prints `ok`/`FAIL` lines, each attack's figures, a table, and `N passed, M failed`; exits 1 on a
@@ -60,6 +63,7 @@ from attacks.conversions import check_conversions  # noqa: E402
 from attacks.edge import check_edge  # noqa: E402
 from attacks.file_downloads import check_file_downloads  # noqa: E402
 from attacks.framing import check_framing  # noqa: E402
+from attacks.invitations import check_invitations  # noqa: E402
 from attacks.lockout import check_lockout  # noqa: E402
 from attacks.proxy import check_proxy  # noqa: E402
 from attacks.roles import check_roles  # noqa: E402
@@ -101,6 +105,7 @@ def main():
     run("16", "39 request bodies a byte every 25 s", check_slow_bodies)
     run("17", "conflicting length headers", check_framing)
     run("18", "socket messages of 1 MB and deflate bombs", check_socket_messages)
+    run("19", "who has an account: 2,002 invitations", check_invitations)
     servers.stop_all()
     print("\n" + table())
     print(f"\nattacks: {RUN.passed} passed, {RUN.failed} failed in {time.monotonic() - started:.0f} s")
