@@ -32,7 +32,7 @@ export function setupRoomInvite(app, roomScreen) {
 
   function list(id, emails) {
     if (id !== roomScreen.roomID()) return;
-    const items = emails.map((email) => el('li', { 'data-email': email },
+    const items = emails.map((email) => el('li', { class: 'row', 'data-email': email },
       el('span', {}, email), ' ',
       el('button', { type: 'button', 'aria-label': `Withdraw the invitation to ${email}`, onclick: () => withdraw(id, email) }, 'Withdraw')));
     $('room-invitations').replaceChildren(...items);

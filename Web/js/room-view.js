@@ -87,7 +87,7 @@ export function setupRoomScreen(app) {
     } catch (error) {
       if (roomID !== id) return;
       const why = error.status === 404 ? 'There is no such room: check the link.'
-        : error.status === 401 || error.status === 403 ? 'This room is private. Sign in with an account its owner invited.' : error.message;
+        : error.status === 401 || error.status === 403 ? 'This room is private. Sign in with the e-mail its owner invited, then accept the invitation on your profile.' : error.message;
       setStatus('failed', why);
       $('room-signin').hidden = Boolean(api.currentAccount());
       say(why, { error: true });
