@@ -119,6 +119,13 @@ public final class PostgresLibraryStore: LibraryStore {
                 "ALTER TABLE molecules ADD COLUMN IF NOT EXISTS in_library BOOLEAN NOT NULL DEFAULT TRUE",
                 "ALTER TABLE molecules ADD COLUMN IF NOT EXISTS checked_at DOUBLE PRECISION",
                 "CREATE INDEX IF NOT EXISTS molecules_archive_cache ON molecules(in_library, last_viewed_at)",
+                // Room invitations (see the SQLite store's v7).
+                """
+                CREATE TABLE IF NOT EXISTS room_invitations (
+                    room_id TEXT NOT NULL REFERENCES rooms(id) ON DELETE CASCADE, email TEXT NOT NULL,
+                    invited_by TEXT NOT NULL, invited_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (room_id, email))
+                """,
+                "CREATE INDEX IF NOT EXISTS room_invitations_email ON room_invitations(email)",
             ] {
                 try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }

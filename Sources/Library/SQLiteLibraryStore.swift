@@ -125,6 +125,19 @@ public final class SQLiteLibraryStore: LibraryStore {
                 CREATE INDEX molecules_archive_cache ON molecules(in_library, last_viewed_at);
                 """)
         }
+        migrator.registerMigration("v7-room-invitations") { db in
+            // Invitations by room and e-mail, pending until the invitee accepts or declines
+            // (InvitationStore). Nothing stored before is touched.
+            try db.execute(sql: """
+                CREATE TABLE room_invitations (
+                    room_id TEXT NOT NULL REFERENCES rooms(id) ON DELETE CASCADE,
+                    email TEXT NOT NULL,
+                    invited_by TEXT NOT NULL,
+                    invited_at REAL NOT NULL,
+                    PRIMARY KEY (room_id, email));
+                CREATE INDEX room_invitations_email ON room_invitations(email);
+                """)
+        }
         try await Task.detached { try migrator.migrate(pool) }.value
     }
 

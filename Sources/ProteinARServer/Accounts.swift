@@ -30,6 +30,8 @@ struct Accounts: Sendable {
     let store: any AccountStore
     /// The rooms a profile lists.
     let rooms: RoomSummaries
+    /// Invitations to rooms, by e-mail (`InvitationRoutes`).
+    let invitations: any InvitationStore
     let throttle = SignInThrottle()
     /// bcrypt hashes (registrations, sign-ins) per client address: each costs tens of milliseconds of CPU.
     let passwordHashes: RateLimiter
@@ -46,9 +48,6 @@ struct Accounts: Sendable {
         api.get("profile") { request, _ in try await profile(request) }
         api.patch("profile") { request, _ in try await rename(request) }
     }
-
-    /// The account with this e-mail, if any (for adding members by e-mail).
-    func account(email: String) async throws -> StoredAccount? { try await store.account(email: email) }
 
     // MARK: Who is asking
 

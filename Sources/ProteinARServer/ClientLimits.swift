@@ -203,6 +203,34 @@ struct MinuteBudget: Sendable {
     }
 }
 
+/// Room invitations one account may send: an hour's worth and a day's worth (each a burst, then
+/// one at a time as the period allows). Spending takes one of each, or neither.
+struct InvitationBudget: Sendable {
+    let perHour: RateLimiter
+    let perDay: RateLimiter
+
+    init(perHour: Int, perDay: Int) {
+        self.perHour = RateLimiter(burst: perHour, per: 3600)
+        self.perDay = RateLimiter(burst: perDay, per: 24 * 3600)
+    }
+
+    func spend(_ accountID: String) throws {
+        try perHour.take(accountID, what: "invitations (an hour's worth)")
+        do {
+            try perDay.take(accountID, what: "invitations (a day's worth)")
+        } catch {
+            perHour.giveBack(accountID)
+            throw error
+        }
+    }
+
+    /// Gives back what `spend` took, for an invitation that was then not stored.
+    func giveBack(_ accountID: String) {
+        perHour.giveBack(accountID)
+        perDay.giveBack(accountID)
+    }
+}
+
 /// What opening archive entries may cost: new downloads per client and per address each minute,
 /// and downloads at once in all (a bounded line waits behind them; beyond it, `503`). Entries the
 /// server holds already, and downloads under way that others join, cost nothing.

@@ -87,6 +87,10 @@ public struct ServerLimits: Sendable {
     public var roomsPerAccount = 50
     /// Password hashes (registrations and sign-ins) per client address per minute.
     public var bcryptPerMinute = 60
+    /// Room invitations one account may send in an hour (a burst, then one every 36 s).
+    public var invitationsPerHour = 100
+    /// Room invitations one account may send in a day.
+    public var invitationsPerDay = 500
     public init() {}
 }
 
@@ -136,7 +140,7 @@ public enum ProteinARServer {
         // The library's store keeps accounts and room logs too; each part sees only its own protocol.
         let store = service.store
         let limits = configuration.limits
-        let accounts = Accounts(store: store, rooms: RoomSummaries(rooms: store, accounts: store),
+        let accounts = Accounts(store: store, rooms: RoomSummaries(rooms: store, accounts: store), invitations: store,
                                 passwordHashes: RateLimiter(burst: limits.bcryptPerMinute, per: 60))
         let fairShare = FairShare(perClient: limits.conversionsPerClient, perAddress: limits.conversionsPerAddress)
         APIRoutes(service: service, accounts: accounts, limits: limits, fairShare: fairShare,
@@ -149,6 +153,9 @@ public enum ProteinARServer {
                             unloaded: { points in if points >= 100_000 { FreedMemory.giveBackSoon() } })
         accounts.register(on: router.group("api"))
         RoomRoutes(service: service, host: host, accounts: accounts, limits: limits, fairShare: fairShare).register(on: router.group("api"))
+        InvitationRoutes(host: host, accounts: accounts,
+                         budget: InvitationBudget(perHour: limits.invitationsPerHour, perDay: limits.invitationsPerDay))
+            .register(on: router.group("api"))
         let sockets = Router(context: SocketContext.self)
         let presence = RoomPresence(sharedByServers: host.sharedByServers)
         let settingsFeed = RoomSettingsFeed(summaries: accounts.rooms)

@@ -104,6 +104,12 @@ struct RoomSummaries: Sendable {
         }.filter { keep($0.0) }.reversed())
     }
 
+    /// One stored room's settings, read from the store without loading the room; nil when there is none.
+    func settings(id: String) async throws -> RoomSettings? {
+        guard let stored = try await rooms.room(id: id) else { return nil }
+        return try? JSONDecoder().decode(RoomSettings.self, from: Data(stored.settingsJSON.utf8))
+    }
+
     /// A page of the stored rooms that `keep` accepts, newest first, as `actor` sees them, and how
     /// many there are in all; owners' names are looked up for the page only.
     func list(for actor: Actor?, offset: Int = 0, limit: Int = .max,

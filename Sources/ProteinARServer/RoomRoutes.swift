@@ -8,8 +8,9 @@ import RoomHost
 import RoomModels
 import SketchRooms
 
-/// Rooms over HTTP: list, create, read, change settings and members, the log, and submitting an
-/// operation without a socket (API clients). The live socket is `LiveRoomSocket`.
+/// Rooms over HTTP: list, create, read, change settings, the log, and submitting an operation
+/// without a socket (API clients). Members come by invitation (`InvitationRoutes`); the live socket
+/// is `LiveRoomSocket`.
 struct RoomRoutes: Sendable {
     let service: LibraryService
     let host: RoomHost
@@ -28,7 +29,6 @@ struct RoomRoutes: Sendable {
         api.post("rooms") { request, _ in try await create(request) }
         api.get("rooms/:room") { request, context in try await detail(request, context) }
         api.patch("rooms/:room") { request, context in try await change(request, context) }
-        api.post("rooms/:room/members") { request, context in try await addMember(request, context) }
         api.get("rooms/:room/operations") { request, context in try await operations(request, context) }
         api.get("rooms/:room/state") { request, context in try await state(request, context) }
         api.post("rooms/:room/operations") { request, context in try await submit(request, context) }
@@ -109,7 +109,7 @@ struct RoomRoutes: Sendable {
 
     func change(_ request: Request, _ context: ServerContext) async throws -> Response {
         let id = try context.parameters.require("room")
-        let account = try await owner(of: id, request)
+        let (account, _) = try await accounts.owner(of: id, in: host, request)
         let body = try await Accounts.decode(Change.self, from: request, example: #"{"guestsMayDraw": true}"#)
         let name = try body.name.map { try Accounts.oneLine($0, field: "name", maximum: 100) }
         if let location = body.location { try Self.check(location) }
@@ -119,23 +119,6 @@ struct RoomRoutes: Sendable {
                 if let value = body.isPublic { settings.isPublic = value }
                 if let value = body.guestsMayDraw { settings.guestsMayDraw = value }
                 if let location = body.location { settings.location = location }
-            }
-        }
-        return try await ownerView(settings, account)
-    }
-
-    func addMember(_ request: Request, _ context: ServerContext) async throws -> Response {
-        let id = try context.parameters.require("room")
-        let account = try await owner(of: id, request)
-        struct Member: Decodable { var email: String }
-        let body = try await Accounts.decode(Member.self, from: request, example: #"{"email": "…"}"#)
-        guard let member = try await accounts.account(email: try Accounts.validEmail(body.email)) else {
-            throw APIError(.notFound, "no account has the e-mail \(body.email.prefix(80)); they can register first")
-        }
-        let settings = try await call {
-            try await host.modifySettings(of: id) { settings in
-                guard settings.members.count < 1_000 else { throw RoomError(.invalid, "a room has at most 1,000 members") }
-                if member.id != settings.ownerID { settings.members.insert(member.id) }
             }
         }
         return try await ownerView(settings, account)
@@ -243,14 +226,6 @@ struct RoomRoutes: Sendable {
         return response
     }
 
-    /// The signed-in owner of the room (a change needs the CSRF token when signed in by cookie).
-    private func owner(of id: String, _ request: Request) async throws -> StoredAccount {
-        let (account, _) = try await accounts.requireAccount(request, change: true)
-        let settings = try await call { try await host.settings(of: id) }
-        guard settings.ownerID == account.id else { throw APIError(.forbidden, "only the room's owner may change it") }
-        return account
-    }
-
     private func ownerView(_ settings: RoomSettings, _ account: StoredAccount) async throws -> Response {
         try Responses.encoded(await accounts.rooms.summary(settings, for: Actor(id: account.id)))
     }
@@ -259,6 +234,17 @@ struct RoomRoutes: Sendable {
         guard location.isValid else {
             throw APIError(.badRequest, "location: latitude −90…90 and longitude −180…180")
         }
+    }
+}
+
+extension Accounts {
+    /// The signed-in owner of the room, and its settings (a change needs the CSRF token when signed
+    /// in by cookie).
+    func owner(of id: String, in host: RoomHost, _ request: Request, change: Bool = true) async throws -> (StoredAccount, RoomSettings) {
+        let (account, _) = try await requireAccount(request, change: change)
+        let settings = try await call { try await host.settings(of: id) }
+        guard settings.ownerID == account.id else { throw APIError(.forbidden, "only the room's owner may change it") }
+        return (account, settings)
     }
 }
 

@@ -88,6 +88,8 @@ struct ServeLimitOptions: ParsableArguments {
     @Option(help: "Live sockets per client address.") var socketsPerAddress = 100
     @Option(help: "Rooms one account may own.") var roomsPerAccount = 50
     @Option(help: "Registrations and sign-ins (password hashes) per client address per minute.") var bcryptPerMinute = 60
+    @Option(help: "Room invitations one account may send per hour (a burst, then one every 36 s).") var invitationsPerHour = 100
+    @Option(help: "Room invitations one account may send per day.") var invitationsPerDay = 500
     @Option(help: "Token that /metrics and /healthz?detail=true need (Authorization: Bearer TOKEN); without it /metrics is off.")
     var metricsToken: String?
     @Option(help: "PEM certificate (chain) to serve HTTPS with; needs --tls-key.") var tlsCert: String?
@@ -104,7 +106,8 @@ struct ServeLimitOptions: ParsableArguments {
                               ("--client-ids-per-address-per-hour", clientIdsPerAddressPerHour), ("--opens-per-minute", opensPerMinute),
                               ("--opens-per-address-per-minute", opensPerAddressPerMinute), ("--archive-downloads", archiveDownloads),
                               ("--archive-cache-mb", archiveCacheMB), ("--archive-revalidate-hours", archiveRevalidateHours),
-                              ("--searches-per-minute", searchesPerMinute), ("--searches-per-address-per-minute", searchesPerAddressPerMinute)] where !(1...1_000_000).contains(value) {
+                              ("--searches-per-minute", searchesPerMinute), ("--searches-per-address-per-minute", searchesPerAddressPerMinute),
+                              ("--invitations-per-hour", invitationsPerHour), ("--invitations-per-day", invitationsPerDay)] where !(1...1_000_000).contains(value) {
             throw CLIError("\(name) \(value): expected 1 to 1000000")
         }
         if let metricsToken, metricsToken.count < 16 { throw CLIError("--metrics-token: at least 16 characters (it guards the server's figures)") }
@@ -120,6 +123,8 @@ struct ServeLimitOptions: ParsableArguments {
         c.limits.socketsPerAddress = socketsPerAddress
         c.limits.roomsPerAccount = roomsPerAccount
         c.limits.bcryptPerMinute = bcryptPerMinute
+        c.limits.invitationsPerHour = invitationsPerHour
+        c.limits.invitationsPerDay = invitationsPerDay
         c.limits.conversionsPerAddress = conversionsPerAddress
         c.limits.clientIDsPerAddressPerHour = clientIdsPerAddressPerHour
         c.limits.opensPerMinute = opensPerMinute

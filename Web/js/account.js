@@ -1,9 +1,10 @@
 // Accounts in the page, for every screen that needs one: sign in and register (#/signin), the
-// profile (#/profile: name, own rooms, a link to My molecules, sign out), the account line the
+// profile (#/profile: name, invitations to rooms, own rooms, a link to My molecules, sign out), the account line the
 // rooms and the library show, the "sign in or register" link that a refused change (401) offers,
 // and the Keep toggle of My molecules. Rooms, the library, Explore and Build share it: there is
 // one sign-in, and it returns to where the person was.
 import * as api from './api.js';
+import { showInvitations } from './invitations.js';
 
 // What the server accepts (docs/rooms-protocol.md), checked here first so mistakes are named at once.
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
@@ -147,6 +148,10 @@ export function setupAccount(app) {
     $('profile-name').value = answer.account.name;
     $('profile-email').textContent = answer.account.email;
     $('profile-role').hidden = answer.account.role !== 'admin';
+    showInvitations(app, $('profile-invitations'), {
+      empty: 'No invitations right now. When the owner of a room invites your e-mail, it shows here.',
+      changed: showProfile,
+    });
     const list = $('profile-rooms');
     list.replaceChildren(...answer.rooms.map(app.roomItem));
     if (answer.rooms.length === 0) list.append(el('li', { class: 'empty-note' }, 'You have no rooms yet. ', el('a', { href: '#/draw' }, 'Create one'), '.'));

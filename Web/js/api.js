@@ -371,7 +371,17 @@ export const room = (id) => request('GET', roomPath(id));
 /** {room}: a room without its content (`state=none`): the room screen gets that from the live socket. */
 export const roomSummary = (id) => request('GET', `${roomPath(id)}?state=none`);
 export const updateRoom = (id, changes) => request('PATCH', roomPath(id), changes);
-export const addRoomMember = (id, email) => request('POST', `${roomPath(id)}/members`, { email });
+// ---- Invitations: the owner invites an e-mail; its account accepts or declines ----
+/** {invited, invitations}: invites `email` to draw in the room (the same answer whether or not it has an account). */
+export const inviteToRoom = (id, email) => request('POST', `${roomPath(id)}/invitations`, { email });
+/** {invitations}: the e-mails the room's owner invited that have not answered yet. */
+export const roomInvitations = (id) => request('GET', `${roomPath(id)}/invitations`);
+export const withdrawInvitation = (id, email) => request('DELETE', `${roomPath(id)}/invitations/${encodeURIComponent(email)}`);
+/** {invitations: [{room, roomName, invitedBy, invitedAt}]}: the signed-in person's invitations. */
+export const myInvitations = () => request('GET', '/api/invitations');
+/** {room}: the room, now with the signed-in person as a member. */
+export const acceptInvitation = (id) => request('POST', `/api/invitations/${encodeURIComponent(id)}/accept`, {});
+export const declineInvitation = (id) => request('DELETE', `/api/invitations/${encodeURIComponent(id)}`);
 export const roomOperations = (id, after = 0) => request('GET', `${roomPath(id)}/operations?${new URLSearchParams({ after })}`);
 /** The room's content right after operation `at` (0: empty), as a state; 400 past its last operation. */
 export const roomStateAt = (id, at) => request('GET', `${roomPath(id)}/state?${new URLSearchParams({ at })}`);

@@ -11,6 +11,7 @@ import { MoleculeViewer } from './viewer.js';
 import { RoomSync } from './room-sync.js';
 import { RoomAR, setupRoomInput } from './room-input.js';
 import { setupRoomPlace } from './room-place.js';
+import { setupRoomInvite } from './room-invite.js';
 import { setupRoomHistory } from './room-history.js';
 import { PeerMarkers, peerColor } from './peer-markers.js';
 import { setupRoomNotes } from './room-notes.js';
@@ -41,6 +42,7 @@ export function setupRoomScreen(app) {
   let moleculeKey = null;
   let statusTimer = 0;
   let lastView = '';
+  const invite = setupRoomInvite(app, { roomID: () => roomID });
   const place = setupRoomPlace(app, { roomID: () => roomID, saved: (updated) => showRoom({ ...updated, role: room?.role ?? updated.role }) });
   let moleculeFrame = null;    // the shown molecule's id, style, GLB box and placement: for residue pins
   // Looking back (room-history.js): the view shows a past state and drawing waits; the socket stays live.
@@ -85,7 +87,7 @@ export function setupRoomScreen(app) {
     } catch (error) {
       if (roomID !== id) return;
       const why = error.status === 404 ? 'There is no such room: check the link.'
-        : error.status === 401 || error.status === 403 ? 'This room is private. Sign in with an account its owner invited.' : error.message;
+        : error.status === 401 || error.status === 403 ? 'This room is private. Sign in with the e-mail its owner invited, then accept the invitation on your profile.' : error.message;
       setStatus('failed', why);
       $('room-signin').hidden = Boolean(api.currentAccount());
       say(why, { error: true });
@@ -164,7 +166,7 @@ export function setupRoomScreen(app) {
     $('room-link-slot').replaceChildren(app.copyLinkButton(r));
     $('room-signin').hidden = Boolean(api.currentAccount());
     $('room-signin-link').href = `#/signin/${encodeURIComponent(`#/draw/${r.id}`)}`;
-    $('room-members').hidden = r.role !== 'owner';
+    invite.show(r);
     $('room-settings').hidden = r.role !== 'owner';
     $('room-place').hidden = r.role !== 'owner';
     $('room-public').checked = Boolean(r.isPublic);
@@ -405,22 +407,6 @@ export function setupRoomScreen(app) {
       say(error.message, { error: true });
     }
   });
-
-  // ---- Members (owner) ----
-  $('room-members').addEventListener('submit', async (e) => {
-    e.preventDefault();
-    const email = $('room-member-email').value.trim();
-    if (!email || !roomID) return;
-    try {
-      const updated = await api.addRoomMember(roomID, email);
-      showRoom({ ...updated, role: room?.role ?? updated.role });
-      $('room-member-email').value = '';
-      say(`${email} may now draw in this room.`);
-    } catch (error) {
-      say(error.status === 404 ? `No account has the e-mail ${email}: they need to register first.` : error.message, { error: true });
-    }
-  });
-
 
   return {
     open,

@@ -3,6 +3,7 @@
 // rooms by link as guests.
 import * as api from './api.js';
 import { fieldError } from './account.js';
+import { showInvitations } from './invitations.js';
 import { whereAmI } from './where-am-i.js';
 
 const STYLES = [['cartoon', 'Cartoon'], ['ball-and-stick', 'Ball and stick'], ['spacefill', 'Spacefill'], ['sticks', 'Sticks'], ['backbone', 'Backbone'], ['surface', 'Surface']];
@@ -21,6 +22,10 @@ export function setupRooms(app) {
     $('room-form').hidden = !signedIn;
     $('room-form-guest').hidden = signedIn;
     if (signedIn) fillMolecules();
+    $('draw-invitations').hidden = true;
+    if (signedIn) {
+      showInvitations(app, $('draw-invitation-list'), { changed: showList }).then((count) => { $('draw-invitations').hidden = count === 0; });
+    }
     const list = $('room-list');
     list.setAttribute('aria-busy', 'true');
     try {

@@ -41,6 +41,9 @@ another process meanwhile. docs/security.md says how the server must answer.
     request on the same connection: that one answered, then closed); 20 of them leave room;
 18. two anonymous sockets send 1 MB text messages and 1 KB frames inflating to 1 MB for 10 s →
     charged by size, counted toward closing: both closed, the server's CPU under half a core;
+19. an owner invites 2,002 e-mails, some registered → every answer the same for either (202 and
+    a body that follows from the owner's requests, the same headers and time), members only after
+    accepting, the owner's hourly budget then 429.
 20. XYZ lattices of 512,000 and 1,000,000 francium atoms 1.15 Å apart → at most 12 bonds an atom;
     16 ball-and-stick models of distinct sizes abandoned after 3 s; another visitor's 1AKE < 2 s;
 21. 9,000,000 and 2,000,000 one-atom XYZ frames → 413 naming the 1,000-model limit; a 1,000-frame
@@ -69,6 +72,7 @@ from attacks.dense_files import check_dense_coordinates, check_many_frames  # no
 from attacks.edge import check_edge  # noqa: E402
 from attacks.file_downloads import check_file_downloads  # noqa: E402
 from attacks.framing import check_framing  # noqa: E402
+from attacks.invitations import check_invitations  # noqa: E402
 from attacks.lockout import check_lockout  # noqa: E402
 from attacks.proxy import check_proxy  # noqa: E402
 from attacks.roles import check_roles  # noqa: E402
@@ -111,6 +115,7 @@ def main():
     run("16", "39 request bodies a byte every 25 s", check_slow_bodies)
     run("17", "conflicting length headers", check_framing)
     run("18", "socket messages of 1 MB and deflate bombs", check_socket_messages)
+    run("19", "who has an account: 2,002 invitations", check_invitations)
     run("20", "a lattice denser than matter: 1M atoms", check_dense_coordinates)
     run("21", "nine million one-atom frames", check_many_frames)
     run("22", "a public room's 10,000-operation log", check_room_log)

@@ -183,11 +183,32 @@ try:
     unnamed = ada.js(UNNAMED)
     check("every control of the room screen has an accessible name", unnamed == [], str(unnamed))
 
-    # Ada invites Bob from the room page; Bob opens the link.
-    ada.type_into("#room-member-email", "bob@example.org")
-    ada.click("#room-members button[type=submit]")
-    said = ada.wait("const s = document.getElementById('status').textContent; return s.includes('bob@example.org') && s", 20)
-    check("the owner adds a member by e-mail", bool(said), str(ada.js("return document.getElementById('status').textContent")))
+    # Ada invites Bob from the room page (the page says it was sent, never whether the e-mail has
+    # an account); Bob sees the invitation above the rooms, accepts it, then opens the room.
+    ada.type_into("#room-invite-email", "bob@example.org")
+    ada.click("#room-invite button[type=submit]")
+    said = ada.wait("const s = document.getElementById('room-invite-sent').textContent; return s.includes('Invitation sent to bob@example.org') && s", 20)
+    check("the owner invites by e-mail: “Invitation sent to …”, and the e-mail waits in the invited list",
+          bool(said) and bool(ada.wait("return !!document.querySelector('#room-invitations li[data-email=\"bob@example.org\"]')", 20)),
+          str(ada.js("return document.getElementById('status').textContent")))
+    bob.go(f"{base}/#/map")
+    bob.go(f"{base}/#/draw")
+    above = bob.wait("const l = document.getElementById('draw-invitation-list');"
+                     " return !document.getElementById('draw-invitations').hidden && l.textContent.includes('Active site') && l.textContent", 20)
+    check("back on the rooms, the invitation shows above them", bool(above), str(above))
+    bob.go(f"{base}/#/profile")
+    offered = bob.wait("const b = [...document.querySelectorAll('#profile-invitations li[data-invitation] button')];"
+                       " return b.length === 2 && b.map((x) => x.getAttribute('aria-label')).join(' | ')", 20)
+    check("the invitee sees the invitation on their profile, with Accept and Decline named for the room",
+          offered == "Accept the invitation to Active site | Decline the invitation to Active site", str(offered))
+    bob.click("#profile-invitations li[data-invitation] button.primary")
+    joined = bob.wait("const s = document.getElementById('status').textContent; return s.includes('member of Active site') && s", 20)
+    listed = bob.wait("return document.querySelector('#profile-invitations .empty-note') &&"
+                      f" !!document.querySelector('#profile-rooms li[data-room=\"{room_id}\"]')", 20)
+    check("accepting makes the invitee a member: the room moves to Your rooms, the invitations say there are none",
+          bool(joined) and bool(listed), str(bob.js("return document.getElementById('status').textContent")))
+    check("the owner's invited list empties once it is accepted",
+          bool(ada.wait("return !document.querySelector('#room-invitations li[data-email]')", 20)))
     bob.go(f"{base}/#/draw/{room_id}")
     check("the second page joins the room live", bool(wait_live(bob)))
     here = ada.wait("const t = document.getElementById('room-peers').textContent; return t.includes('Bob') && t.includes('Ada') && t", 20)

@@ -1,5 +1,5 @@
 """Accounts and rooms through the HTTP API: register, sign in, an account for adding to the library,
-make a room with members, read a room's state and its whole operation log. Unexpected answers raise
+make a room with members (invited, and accepting), read a room's state and its whole operation log. Unexpected answers raise
 Fail with what arrived."""
 import random
 import string
@@ -46,8 +46,11 @@ def library_token(server, name="Librarian"):
 
 
 def add_member(server, owner, room, member):
-    return want(http(server, "POST", f"/api/rooms/{room}/members", {"email": member.email}, token=owner.token),
-                200, f"add member {member.email}")
+    """`owner` invites `member` to the room by e-mail and `member` accepts: a member, as the page does it."""
+    want(http(server, "POST", f"/api/rooms/{room}/invitations", {"email": member.email}, token=owner.token),
+         202, f"invite {member.email}")
+    return want(http(server, "POST", f"/api/invitations/{room}/accept", {}, token=member.token),
+                200, f"{member.email} accepts the invitation")
 
 
 def make_room(server, owner, name="room", public=False, guests_may_draw=False, members=()):

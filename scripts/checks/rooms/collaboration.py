@@ -2,7 +2,7 @@
 ?after=, a late joiner's snapshot (plain, and deflated once), presence."""
 import json
 
-from proteinar_testing.accounts import make_room, room_log, room_state
+from proteinar_testing.accounts import add_member, make_room, room_log, room_state
 from proteinar_testing.compact_snapshot import expand
 from proteinar_testing.http_client import http, want
 from proteinar_testing.report import Fail, expect, short
@@ -176,7 +176,7 @@ def check_late_joiner():
             apply(state, op)
         built[c.name] = canonical(state)
     expect(built[a.name] == built[b.name], "the two clients built different states")
-    want(http(s, "POST", f"/api/rooms/{room}/members", {"email": cy.email}, token=ada.token), 200, "add a member")
+    add_member(s, ada, room, cy)
     late = Live(s, room, token=cy.token, name="cy")
     snap = late.welcome.get("snapshot")
     expect(snap is not None, "late joiner: expected a snapshot")
