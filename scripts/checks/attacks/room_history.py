@@ -18,7 +18,7 @@ import threading
 import time
 
 from proteinar_testing import attack_tools as tools
-from proteinar_testing.accounts import Account, make_room
+from proteinar_testing.accounts import make_room
 
 from .visitor import idle_after
 

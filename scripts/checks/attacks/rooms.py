@@ -8,6 +8,7 @@ import threading
 import time
 
 from proteinar_testing import attack_sockets as sockets
+from proteinar_testing import attack_files as files
 from proteinar_testing import attack_tools as tools
 from proteinar_testing.accounts import Account, make_room, rid
 
@@ -92,7 +93,7 @@ def check_room_model(a):
             second.status == 200 and second.elapsed < 1.0 and second.raw == first.raw, f"HTTP {second.status} in {second.elapsed:.2f} s")
     if first.status == 200 and len(first.raw) < 64 * MB:
         glb = tools.try_request(s, "GET", f"/api/rooms/{room}/model.glb", source="127.0.0.3", timeout=300)
-        triangles = tools.glb_triangles(glb.raw) if glb.status == 200 else None
+        triangles = files.glb_triangles(glb.raw) if glb.status == 200 else None
         a.figure(f"GET model.glb: HTTP {glb.status}, {len(glb.raw) / MB:.1f} MB, {triangles} triangles in {glb.elapsed:.1f} s")
         a.check(f"the room's GLB holds at most {ROOM_TRIANGLES:,} triangles", triangles is not None and triangles <= ROOM_TRIANGLES,
                 f"HTTP {glb.status}, {triangles} triangles")

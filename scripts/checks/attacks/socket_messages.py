@@ -14,7 +14,6 @@ import time
 import zlib
 
 from proteinar_testing import attack_tools as tools
-from proteinar_testing.accounts import Account
 
 from .visitor import ORDINARY_LIMIT_S, idle_after, ordinary_model_during
 

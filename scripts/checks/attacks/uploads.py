@@ -5,6 +5,7 @@ import concurrent.futures
 import os
 import time
 
+from proteinar_testing import attack_files as files
 from proteinar_testing import attack_tools as tools
 from proteinar_testing.paths import FIXTURES
 
@@ -20,15 +21,15 @@ def upload(server, body, name, token, content_type="chemical/x-pdb", source="127
 
 
 def check_disk_fill(a):
-    files = list(tools.random_pdbs(FILL_UPLOADS + 1, FILL_BYTES, tools.rng(), title="DISK FILL"))
+    pdbs = list(files.random_pdbs(FILL_UPLOADS + 1, FILL_BYTES, tools.rng(), title="DISK FILL"))
     s = a.serve()
     (attacker,) = a.admin_then(s, "Filler")
     stored_before = tools.du_bytes(s.data_dir)
     started = time.monotonic()
-    results = [None] * len(files)
+    results = [None] * len(pdbs)
 
     def send(i):
-        results[i] = upload(s, files[i], f"fill-{i + 1}.pdb", attacker.token)
+        results[i] = upload(s, pdbs[i], f"fill-{i + 1}.pdb", attacker.token)
 
     # Two at a time, as a script would; the 31st only after the 30 (it must be refused if none was).
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
@@ -40,7 +41,7 @@ def check_disk_fill(a):
     accepted = [i for i, r in enumerate(results) if r is not None and r.status in (200, 201)]
     refused = [(i, r) for i, r in enumerate(results) if r is not None and r.status not in (200, 201)]
     stored = tools.du_bytes(s.data_dir) - stored_before
-    accepted_bytes = sum(len(files[i]) for i in accepted)
+    accepted_bytes = sum(len(pdbs[i]) for i in accepted)
     first = refused[0] if refused else None
     a.figure(f"{len(sent)} uploads of {FILL_BYTES / MB:.1f} MB in {elapsed:.1f} s: {len(accepted)} accepted "
              f"({accepted_bytes / MB:.0f} MB accepted, the data folder grew by {stored / MB:.0f} MB), {len(refused)} refused"
@@ -58,9 +59,9 @@ def check_disk_fill(a):
 
 
 def check_nested_gzip(a):
-    bomb = tools.nested_gzip(int(2.8 * 2 ** 30))
+    bomb = files.nested_gzip(int(2.8 * 2 ** 30))
     with open(os.path.join(FIXTURES, "pdb1ubi.pdb"), "rb") as f:
-        damaged = tools.truncated_gzip(f.read())
+        damaged = files.truncated_gzip(f.read())
     s = a.serve()
     (attacker,) = a.admin_then(s, "Bomber")
     r = upload(s, bomb, "bomb.pdb.gz", attacker.token, content_type="application/gzip")
@@ -83,7 +84,7 @@ def check_nested_gzip(a):
 
 def check_long_title(a):
     with open(os.path.join(FIXTURES, "1A8O.cif"), "rb") as f:
-        body = tools.cif_with_title(50 * MB, f.read())
+        body = files.cif_with_title(50 * MB, f.read())
     s = a.serve()
     (author,) = a.admin_then(s, "Author")
     r = upload(s, body, "long-title.cif", author.token, content_type="chemical/x-mmcif")
