@@ -3,6 +3,7 @@ import Hummingbird
 import ProteinDesign
 import Library
 import NIOCore
+import NIOHTTP1
 import MoleculeLibrary
 import PDBArchive
 import SketchRooms
@@ -61,6 +62,9 @@ struct APIError: HTTPResponseError {
             }
         case is CancellationError:
             return APIError(.serviceUnavailable, "the request was cancelled (the client left, or the server is stopping)", retryAfter: 5)
+        case let e as HTTPParserError:
+            // A body the parser rejects (a bad chunk size): the client's fault, and the connection closes after.
+            return APIError(.badRequest, "the request body is malformed (\(e))")
         case is NIOTooManyBytesError:
             return APIError(.contentTooLarge, "the upload is larger than the server accepts")
         case let e as HTTPError where e.status == .contentTooLarge:

@@ -284,7 +284,7 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
 /// parser rejects (ambiguous framing, a bad chunk size) would leave the connection waiting with
 /// nobody answering, holding a place under the connection caps for good. The connection stops
 /// reading and is closed two seconds later, time for an answer to a good request sent before it in
-/// the same packet to be written.
+/// the same packet to be written, and for the 400 of a request whose body was malformed.
 final class ParserErrorHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Parts pass through untouched (never unwrapped here), whatever their type.
     typealias InboundIn = NIOAny
@@ -298,5 +298,7 @@ final class ParserErrorHandler: ChannelInboundHandler, RemovableChannelHandler {
         let channel = context.channel
         channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
         context.eventLoop.scheduleTask(in: Self.grace) { channel.close(promise: nil) }
+        // A request whose body the parser rejected hears it: its route answers 400 (`APIError`).
+        context.fireErrorCaught(error)
     }
 }

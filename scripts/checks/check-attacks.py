@@ -52,7 +52,8 @@ another process meanwhile. docs/security.md says how the server must answer.
     readers and 8 readers of state?at=N for 10 s each → pages ≤ 1 MiB, the address's budget, 429;
 23. 40 watchers that stop reading while 21,000 operations arrive, then read again → told
     `behind`, each welcomed at the room's sequence on reconnecting; under 10 CPU s in all.
-In every attack: the server's peak RSS under 1 GB and /healthz p99 under 200 ms.
+In every attack: the server's peak RSS under 1 GB, /healthz p99 under 200 ms, and its CPU idle 5 s
+after the attacker leaves (under a tenth of a core over the next 2 s).
 
 Prints `ok`/`FAIL` lines, each attack's figures, a table, and `N passed, M failed`; exits 1 on a
 failure. Nothing is skipped: what could not be tried is a FAIL. Server logs are kept (folder named

@@ -10,6 +10,8 @@ from proteinar_testing.server import ServerProcess
 
 RSS_LIMIT_MB = 1024      # peak RSS of the server in every attack
 HEALTHZ_P99_MS = 200     # /healthz while an attack runs
+IDLE_AFTER_S = 5         # after the attacker leaves, the server is idle by then:
+IDLE_CPU_S = 0.2         # at most this much CPU over the next 2 s (a tenth of a core; the probe's own is about 0.08)
 
 
 class Run:
@@ -95,7 +97,21 @@ class Attack:
         if table:
             self.outcome.append(table)
 
+    def check_idle(self):
+        """Every server still running, IDLE_AFTER_S after the attack ended: its CPU over 2 s."""
+        running = [srv for srv in self.servers if srv.running()]
+        if not running:
+            return
+        time.sleep(IDLE_AFTER_S)
+        for srv in running:
+            cpu = sum(tools.cpu_profile(srv.pid, 2.0))
+            self.figure(f"{IDLE_AFTER_S} s after the attacker left: server CPU {cpu:.2f} s over the next 2 s")
+            self.check(f"the server is idle {IDLE_AFTER_S} s after the attacker left (under {IDLE_CPU_S} CPU s over 2 s)",
+                       cpu < IDLE_CPU_S, f"{cpu:.2f} s")
+
     def finish(self, error=None):
+        if error is None:
+            self.check_idle()
         for server in list(self.probes):
             if server.running():
                 self.peak_now(server)
