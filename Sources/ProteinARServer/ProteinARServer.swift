@@ -219,7 +219,7 @@ public enum ProteinARServer {
             return try TLSChannel(guarded, tlsConfiguration: tls.configuration)
         }
         return Application(
-            router: router,
+            router: HeadAsGet(router: router),
             server: server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "proteinar"),
             services: [RoomRelay(host: host, presence: presence, settings: settingsFeed)],

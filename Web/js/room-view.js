@@ -169,8 +169,8 @@ export function setupRoomScreen(app) {
     invite.show(r);
     $('room-settings').hidden = r.role !== 'owner';
     $('room-place').hidden = r.role !== 'owner';
-    $('room-public').checked = Boolean(r.isPublic);
-    $('room-guests-draw').checked = Boolean(r.guestsMayDraw);
+    $('room-settings-public').checked = Boolean(r.isPublic);
+    $('room-settings-guests-draw').checked = Boolean(r.guestsMayDraw);
     if (r.role === 'owner') place.show(r);
     updateTools();
   }
@@ -400,7 +400,7 @@ export function setupRoomScreen(app) {
     e.preventDefault();
     if (!roomID) return;
     try {
-      const updated = await api.updateRoom(roomID, { isPublic: $('room-public').checked, guestsMayDraw: $('room-guests-draw').checked });
+      const updated = await api.updateRoom(roomID, { isPublic: $('room-settings-public').checked, guestsMayDraw: $('room-settings-guests-draw').checked });
       showRoom({ ...updated, role: room?.role ?? updated.role });
       say('Saved. People who are here now see the change when they next join.');
     } catch (error) {

@@ -183,6 +183,24 @@ try:
     unnamed = ada.js(UNNAMED)
     check("every control of the room screen has an accessible name", unnamed == [], str(unnamed))
 
+    # The owner's settings reach the server (the room's form once read the New-room form's boxes,
+    # which share nothing with it now): Guests may draw, Save, then the server's own answer.
+    def server_room():
+        return ada.js_async("const done = arguments[arguments.length - 1];"
+                            " fetch('/api/rooms/' + arguments[0]).then((r) => r.json()).then(done, () => done(null));", room_id) or {}
+    ada.wait("return !document.getElementById('room-settings').hidden", 20)
+    ada.click("#room-settings-guests-draw")
+    ada.click("#room-settings button[type=submit]")
+    ada.wait("return document.getElementById('status').textContent.startsWith('Saved')", 20)
+    saved = server_room()
+    check("the owner's room settings are saved: after Save the server says guests may draw",
+          saved.get("guestsMayDraw") is True and saved.get("isPublic") is True, str({k: saved.get(k) for k in ("isPublic", "guestsMayDraw")}))
+    ada.js("document.getElementById('status').textContent = ''")
+    ada.click("#room-settings-guests-draw")
+    ada.click("#room-settings button[type=submit]")
+    check("…and unticking it saves too", bool(ada.wait("return document.getElementById('status').textContent.startsWith('Saved')", 20))
+          and server_room().get("guestsMayDraw") is False)
+
     # Ada invites Bob from the room page (the page says it was sent, never whether the e-mail has
     # an account); Bob sees the invitation above the rooms, accepts it, then opens the room.
     ada.type_into("#room-invite-email", "bob@example.org")
