@@ -27,8 +27,12 @@ let buildViewer = null;      // the Build screen's own 3D view
 let build = null;
 
 /** Says `message` in the status line; `action`, an element (a link to sign in, say), follows it. */
-function say(message, { error = false, action = null } = {}) {
-  status.replaceChildren(message ?? '', ...(action ? [' ', action] : []));
+// `details`: the technical words (the server's own message), behind a "Details" disclosure: the
+// line itself says what happened and what to do next, in a sentence.
+function say(message, { error = false, action = null, details = null } = {}) {
+  const more = details && details !== message
+    ? [' ', el('details', { class: 'status-details' }, el('summary', {}, 'Details'), el('span', {}, details))] : [];
+  status.replaceChildren(message ?? '', ...(action ? [' ', action] : []), ...more);
   status.classList.toggle('error', error);
   delete status.dataset.busy;
 }

@@ -159,11 +159,29 @@ export function setupExplore(app) {
     }
   }
 
+  // What went wrong with the archive, for a person: a sentence and what to do next; the server's
+  // own words go behind Details.
+  function sayTrouble(error, what) {
+    const details = error.message;
+    if (error.status === 404) {
+      say(`There is no ${what} in the PDB or AlphaFold DB. Check the ID, or search for it by name.`, { error: true, details });
+    } else if (error.status === 502 || error.status === 504) {
+      say('The PDB archive is not answering just now. Try again in a minute, or open a molecule from the Library.', { error: true, details });
+    } else {
+      say(error.message, { error: true });
+    }
+  }
+
+  // One box for an ID, an accession or words: an ID opens the entry, anything else is searched for.
   async function getEntry(text) {
     const id = text.trim();
+    if (!id) return;
     if (!api.looksLikeEntryID(id)) {
-      say(`“${id}” is not a PDB ID. Use four characters such as 1AKE, an extended ID such as pdb_00001ake, or a UniProt accession such as P69905.`, { error: true });
-      $('entry-id').focus();
+      $('search-words').value = id;
+      search = { words: id, shown: 0, total: 0 };
+      $('search-results').replaceChildren();
+      $('search-more-row').hidden = true;
+      searchPage(search);
       return;
     }
     $('entry-id').blur();  // closes the phone's keyboard
@@ -183,7 +201,7 @@ export function setupExplore(app) {
         return;
       }
       if (error.status === 413) { tooBigToKeep(key ?? id, error); return; }
-      say(error.message, { error: true });
+      sayTrouble(error, `entry “${id}”`);
     }
   }
 
@@ -255,7 +273,11 @@ export function setupExplore(app) {
     } catch (error) {
       if (query !== search) return;
       if (query.shown === 0) list.hidden = true;
-      say(error.message, { error: true });
+      if (error.status === 502 || error.status === 504) {
+        say('The search is not answering just now. Try again in a minute, or open a molecule from the Library.', { error: true, details: error.message });
+      } else {
+        say(error.message, { error: true });
+      }
     } finally {
       more.disabled = false;
     }

@@ -93,10 +93,10 @@ try:
     click("#view-intro a.button.primary")
     check("Get started opens Explore", bool(wait("return !document.getElementById('view-explore').hidden")))
 
-    # A bad ID says so and leaves the app usable.
+    # Words that are not an ID are searched for; with no match the page says so, as no error.
     type_into("#entry-id", "hello!\ue007")
-    bad = wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent")
-    check("a malformed ID shows an error in the page", bool(bad and "PDB ID" in bad), str(bad))
+    bad = wait("const s = document.getElementById('status'); return !s.classList.contains('error') && s.textContent.includes('No entries match') && s.textContent")
+    check("words in the ID box are searched for: “No entries match …”, not an error", bool(bad and "hello!" in bad), str(bad))
     js("document.getElementById('entry-id').value = ''")
 
     # Get 1AKE (Enter submits): the canvas shows the molecule, the details panel its title.
@@ -264,7 +264,16 @@ try:
     js("document.getElementById('entry-id').value = ''")
     type_into("#entry-id", "9ZZZ\ue007")
     err = wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent", 60)
-    check("an unknown entry shows a clear error", bool(err and "9ZZZ" in err and "not" in err and "PDB ID" not in err), str(err))
+    check("an unknown entry says so in a sentence with what to do next, the server's words behind Details",
+          bool(err and "There is no entry “9ZZZ”" in err and "search for it by name" in err)
+          and js("const d = document.querySelector('#status details.status-details'); return !!d && !d.open") is True, str(err))
+    # One box for IDs and names: words typed where an ID goes are searched for, no red error.
+    js("document.getElementById('entry-id').value = ''")
+    type_into("#entry-id", "kinase\ue007")
+    found = wait("const s = document.getElementById('status'); return !s.classList.contains('error')"
+                 " && document.querySelectorAll('#search-results li button').length > 0 && s.textContent", 60)
+    check("a name typed in the ID box is searched for (results, no error)", bool(found),
+          str(js("return document.getElementById('status').textContent")))
 
     # Desktop AR: an explanation and a QR code of the page that a phone can scan.
     b.go(base + "/#/explore/1AKE")
