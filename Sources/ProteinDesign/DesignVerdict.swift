@@ -7,6 +7,14 @@ extension Builder {
 
     func pieceName(_ p: Int) -> String { "\(spec.pieces[p].kind.displayName) (piece \(p + 1))" }
 
+    /// The coil pieces between two shaped pieces, by their names: "Flex coil (piece 2)", "Flex coil and Rigid coil (pieces 2–3)".
+    func coilName(_ pieces: [Int]) -> String {
+        guard let first = pieces.first else { return "coil" }
+        if pieces.count == 1 { return pieceName(first) }
+        let kinds = Set(pieces.map { spec.pieces[$0].kind.displayName }).sorted()
+        return "\(kinds.joined(separator: " and ")) (pieces \(first + 1)–\((pieces.last ?? first) + 1))"
+    }
+
     func elementName(_ e: SecondaryElement) -> String {
         e.pieces.count == 1 ? pieceName(e.pieces[0]) : "\(e.kind.displayName) (pieces \(e.pieces.map { String($0 + 1) }.joined(separator: "–")))"
     }
@@ -14,11 +22,11 @@ extension Builder {
     func verdict(secondaryStructure: [SecondaryStructureCode], sideChains: SideChains, libraryIDs: Set<String>) -> Verdict {
         var reasons: [String] = []
         if elements.isEmpty {
-            reasons.append("a chain of coils has no shape of its own to hold together: add a helix or a strand")
+            reasons.append("a chain of coils has no shape of its own to hold together: add a Helix or a Sheet")
         }
         // Two strands with nothing between them are one straight strand, which pairs with nothing.
         for p in spec.pieces.indices.dropFirst() where spec.pieces[p].kind == .strand && spec.pieces[p - 1].kind == .strand {
-            reasons.append("\(pieceName(p - 1)) and \(pieceName(p)) have no coil between them, so they make one straight strand with no partner: put a coil of 2 residues between them to turn the chain back into a β-hairpin")
+            reasons.append("\(pieceName(p - 1)) and \(pieceName(p)) have no coil between them, so they make one straight strand with no partner: put a Flex coil of 2 residues between pieces \(p) and \(p + 1) so the chain turns back and the two lie side by side (a β-hairpin)")
         }
         for var junction in junctions {
             // A hairpin holds only if DSSP sees its strands as a sheet: at least 80 % of their residues E.
@@ -29,7 +37,7 @@ extension Builder {
             }
             guard junction.clashes > 0 || !junction.packed || !junction.paired else { continue }
             let coilWords = junction.coil.isEmpty || junction.element == nil ? "with no coil before it"
-                : "after a \(junction.coil.count)-residue \(junction.coilPieces.allSatisfy { spec.pieces[$0].kind == .rigidCoil } ? "rigid coil" : "coil")"
+                : "after the \(junction.coil.count)-residue \(coilName(junction.coilPieces))"
             let subject = junction.element.map { elementName(elements[$0]) } ?? "the final coil"
             if junction.clashes > 0 {
                 let partner = junction.clashPartner.map { " into \(pieceName(pieceOfResidue[$0]))" } ?? ""
@@ -39,15 +47,15 @@ extension Builder {
             } else if !junction.packed {
                 reasons.append("\(subject) does not pack against the pieces before it \(coilWords)")
             } else if !junction.paired, let e = junction.element {
-                reasons.append("\(subject) does not pair with \(elementName(elements[e - 1])): across the \(junction.coil.count)-residue coil their backbones do not form the hydrogen bonds of a β-ladder")
+                reasons.append("\(subject) does not pair with \(elementName(elements[e - 1])): across the \(junction.coil.count)-residue \(coilName(junction.coilPieces)) their backbones do not line up to hold each other with hydrogen bonds, as the two sides of a sheet do")
             }
             if let e = junction.element, e > 0 {
                 if junction.coil.isEmpty {
                     reasons.append("the chain cannot turn without a coil between two pieces: add one")
                 } else if junction.coil.count < 2 {
-                    reasons.append("a \(junction.coil.count)-residue coil is too short to turn the chain back (turns take at least 2 residues)")
+                    reasons.append("the \(junction.coil.count)-residue \(coilName(junction.coilPieces)) is too short to turn the chain back (a turn takes at least 2 residues)")
                 } else if junction.coilPieces.allSatisfy({ spec.pieces[$0].kind == .rigidCoil }) {
-                    reasons.append("a rigid coil holds the chain straight; a flexible coil can turn it")
+                    reasons.append("the \(coilName(junction.coilPieces)) holds the chain straight; a Flex coil can turn it")
                 }
             }
         }

@@ -13,7 +13,7 @@ struct DesignAPITests {
         #expect(reply.status == 200)
         let json = reply.json
         #expect(json["valid"] as? Bool == true)
-        #expect(json["message"] as? String == "Congratulations, you have created a new protein made of Helix – Coil – Helix")
+        #expect(json["message"] as? String == "Congratulations, you have created a new protein made of Helix – Flex coil – Helix")
         let motifs = json["motifs"] as? [[String: Any]] ?? []
         #expect(motifs.first?["name"] as? String == "helix-turn-helix")
         #expect((motifs.first?["example"] as? [String: Any])?["id"] as? String == "1LCD")

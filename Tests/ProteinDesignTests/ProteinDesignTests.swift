@@ -73,7 +73,7 @@ struct ProteinDesignTests {
     @Test("valid designs say so and name their motifs; impossible ones say why")
     func verdicts() throws {
         let hth = try Self.build("helix:14,coil:4,helix:14")
-        #expect(hth.verdict.message == "Congratulations, you have created a new protein made of Helix – Coil – Helix")
+        #expect(hth.verdict.message == "Congratulations, you have created a new protein made of Helix – Flex coil – Helix")
         #expect(hth.verdict.motifs.map(\.name) == ["helix-turn-helix"])
         #expect(hth.verdict.motifs.first?.example?.id == "1LCD")
 

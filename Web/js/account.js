@@ -113,7 +113,10 @@ export function setupAccount(app) {
       const account = await call();
       ready = Promise.resolve(account);
       e.target.reset();
-      say(`Signed in as ${account.name}${account.role === 'admin' ? ' (administrator)' : ''}.`);
+      // The server's first account runs it: say what that means the first time, not in silence.
+      const first = busyText === 'Registering…' && account.role === 'admin';
+      say(first ? `Signed in as ${account.name}. You are this server's administrator (its first account): you may delete any molecule, and are asked first each time.`
+        : `Signed in as ${account.name}${account.role === 'admin' ? ' (administrator)' : ''}.`);
       location.hash = next;
     } catch (failure) {
       // The server's words: "wrong e-mail or password", "an account with this e-mail exists", …

@@ -9,11 +9,13 @@ import { combineModels, parseGLB } from './glb.js';
 import { mat4, quat } from './math.js';
 
 // The colours are app.css's too ([data-kind] sets --piece for the buttons and the list).
+// One name for each piece everywhere (its button, the list, the verdict: the engine's
+// `PieceKind.displayName`).
 export const PIECES = {
-  'flexible-coil': { name: 'Coil', button: 'Flex coil', color: '#8c8c8c', length: 4 },
-  'rigid-coil': { name: 'Rigid coil', button: 'Rigid coil', color: '#5b7bd5', length: 4 },
-  helix: { name: 'Helix', button: 'Helix', color: '#d9534f', length: 14 },
-  strand: { name: 'Strand', button: 'Sheet', color: '#f0ad4e', length: 6 },
+  'flexible-coil': { name: 'Flex coil', color: '#8c8c8c', length: 4 },
+  'rigid-coil': { name: 'Rigid coil', color: '#5b7bd5', length: 4 },
+  helix: { name: 'Helix', color: '#d9534f', length: 14 },
+  strand: { name: 'Sheet', color: '#f0ad4e', length: 6 },
 };
 
 /**
@@ -165,7 +167,9 @@ export function setupBuild(app) {
       items.push(el('p', {}, `It contains a ${motif.name} (pieces ${motif.pieces.join(', ')})${motif.note ? `: ${motif.note}` : ''}.`,
         motif.example ? el('span', {}, ' A real one: ', el('a', { href: `#/explore/${motif.example.id}` }, motif.example.id), `, where ${motif.example.note}.`) : null));
     }
-    items.push(el('p', { class: 'meta' }, `${answer.residues} residues · DSSP: `, el('code', {}, answer.secondaryStructure)));
+    // DSSP's letters, one per residue, explained in one line: what shape each residue took.
+    items.push(el('p', { class: 'meta' }, `${answer.residues} residues; the shape each one took (H helix, E sheet, T or S turn, - coil): `,
+      el('code', { 'aria-label': 'shape of each residue, from DSSP' }, answer.secondaryStructure)));
     if (answer.valid) {
       items.push(el('button', { type: 'button', id: 'build-save', onclick: () => save(answer) }, 'Keep in the library'));
     }

@@ -10,7 +10,6 @@ import { allows } from './policy.js';
 // would hand iPhones a video they cannot save; Chrome records MP4 too since 126. WebM is for the
 // rest (Firefox, older Chrome).
 const RECORDING_TYPES = ['video/mp4;codecs=avc1', 'video/mp4', 'video/webm;codecs=vp9', 'video/webm;codecs=vp8', 'video/webm'];
-const HOLD_MS = 500;         // how long Record is held before filming starts
 const NOTE_MS = 8000;        // how long a note about an AR photo stays on the screen
 
 /** The first recording format this browser's MediaRecorder takes, or null. */
@@ -76,8 +75,6 @@ export async function saveFile(file, { title = file.name, downloadWithoutTap = f
 export function setupCapture({ $, say, subject, arSession }) {
   const recordButton = $('record-button');
   let recorder = null;
-  let holdTimer = 0;
-  let startedByHold = false;  // the click that ends the hold that started a recording must not stop it
   let offered = null;         // the file the dialog offers, with its words
   let noteTimer = 0;
 
@@ -137,7 +134,16 @@ export function setupCapture({ $, say, subject, arSession }) {
     await keep(new File([blob], fileName(s.name, 'png'), { type: 'image/png' }), `the picture of ${s.name}`);
   });
 
-  // ---- Record: hold to start, tap Stop to finish (Enter or Space starts it from the keyboard) ----
+  // ---- Record: tap to start, tap Stop to finish (a button: Enter and Space work the same) ----
+  // The view draws only when something changes, and a canvas that is not drawn gives the recorder
+  // no frames: while recording the view is drawn every frame, so a still model records too.
+  let keepDrawing = 0;
+  function drawWhileRecording(viewer) {
+    if (!recorder) return;
+    viewer.requestRender();
+    keepDrawing = requestAnimationFrame(() => drawWhileRecording(viewer));
+  }
+
   function startRecording() {
     const s = subject();
     if (!s || recorder) return;
@@ -167,49 +173,28 @@ export function setupCapture({ $, say, subject, arSession }) {
       const written = (started.mimeType || type).split(';')[0];
       const base = ['video/mp4', 'video/webm'].includes(written) ? written : type.split(';')[0];
       const file = new File(chunks, fileName(s.name, base === 'video/mp4' ? 'mp4' : 'webm'), { type: base });
-      if (!file.size) say('The recording came out empty: hold Record a moment longer.', { error: true });
+      if (!file.size) say('This browser gave the recording no frames, so there is no video to keep. The camera button still saves pictures.', { error: true });
       else offer(file, `the video of ${s.name}`);
     });
     recorder = started;
+    drawWhileRecording(s.viewer);
     recordButton.setAttribute('aria-pressed', 'true');
     recordButton.textContent = 'Stop';
-    say('Recording… tap Stop to finish.');
+    say('Recording the 3D view… tap Stop to finish.');
   }
 
   function stopRecording() {
     const stopping = recorder;
     recorder = null;
+    cancelAnimationFrame(keepDrawing);
     recordButton.setAttribute('aria-pressed', 'false');
     recordButton.textContent = 'Record';
     try { if (stopping?.state !== 'inactive') stopping?.stop(); } catch { /* already stopped */ }
   }
 
-  recordButton.addEventListener('pointerdown', (e) => {
-    startedByHold = false;
-    if (recorder || e.button !== 0) return;
-    holdTimer = setTimeout(() => { startedByHold = true; startRecording(); }, HOLD_MS);
-  });
-  for (const type of ['pointerup', 'pointercancel', 'pointerleave']) recordButton.addEventListener(type, () => clearTimeout(holdTimer));
-  // A long touch must not open the phone's menu for the button.
-  recordButton.addEventListener('contextmenu', (e) => e.preventDefault());
   recordButton.addEventListener('click', () => {
-    if (startedByHold) {
-      startedByHold = false;  // the release of the hold that started this recording
-      return;
-    }
-    if (recorder) {
-      stopRecording();
-      return;
-    }
-    const why = whyNoRecording(subject()?.viewer.canvas);
-    if (why) say(`${why} The camera button still saves pictures.`, { error: true });
-    else say('Hold Record to film the 3D view (or press Enter on it); tap Stop to finish.');
-  });
-  recordButton.addEventListener('keydown', (e) => {
-    if ((e.key === 'Enter' || e.key === ' ') && !recorder) {
-      e.preventDefault();
-      startRecording();
-    }
+    if (recorder) stopRecording();
+    else startRecording();
   });
 
   // ---- Photo in AR ----

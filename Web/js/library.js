@@ -119,7 +119,7 @@ export function setupLibrary(app) {
     // Keep offline needs no account: the files stay in this browser.
     if (offlineSupported()) actions.push(keepOfflineToggle({ el, say }, m.id, { text: 'Keep offline' }));
     if (signedIn) {
-      actions.push(account.keepButton(m.id, keptIDs?.has(m.id) ?? false, { label: `Keep ${m.id} in My molecules`, text: 'Keep', onChange: () => { if (mine) showLibrary(); } }));
+      actions.push(account.keepButton(m.id, keptIDs?.has(m.id) ?? false, { label: `Keep ${m.id} in My molecules`, text: 'Add to My molecules', onChange: () => { if (mine) showLibrary(); } }));
       actions.push(el('button', { type: 'button', 'aria-label': `Delete ${m.id}`, onclick: () => remove(m.id) }, 'Delete'));
     }
     return el('li', { 'data-molecule': m.id },

@@ -177,14 +177,17 @@ export function setupRoomHistory(app, room) {
     panel.dataset.shown = String(shown?.at ?? last);
     let words;
     if (last === 0) words = 'Nothing drawn yet: the history starts with the first stroke.';
-    else if (wanted === null) words = `Live: operation ${last} of ${last}. Drag the slider or press Play to look back.`;
+    else if (wanted === null) words = `Live — ${changes(last)} so far. Drag the slider or press Play to look back.`;
     else {
       const loading = shown?.at !== wanted ? ' (loading…)' : '';
-      words = `Operation ${wanted} of ${last}${loading} — history; drawing is paused while you look back.`;
+      words = `After change ${wanted} of ${last}${loading} — looking back; drawing waits until you press Back to live.`;
     }
     said.textContent = words;
-    slider.setAttribute('aria-valuetext', wanted === null ? `Operation ${last} of ${last}, live` : `Operation ${wanted} of ${last}, history`);
+    slider.setAttribute('aria-valuetext', wanted === null ? `Live, ${changes(last)}` : `After change ${wanted} of ${last}, looking back`);
   }
+
+  // "1 change", "13 changes": each stroke, note, undo or clear is one.
+  function changes(n) { return `${n} ${n === 1 ? 'change' : 'changes'}`; }
 
   /** The live room moved on (an operation, a new snapshot): the slider's end follows it. */
   function liveChanged() {

@@ -129,6 +129,8 @@ try:
     bar = ada.wait("return location.hash === '#/draw' && document.getElementById('draw-account').textContent.includes('Ada') && document.getElementById('draw-account').textContent", 20)
     check("register through the page: signed in as Ada, back on the rooms", bool(bar), str(ada.js("return [location.hash, document.getElementById('register-error').textContent]")))
     check("the server's first account is shown as its administrator", bool(bar and "Ada (administrator)" in bar), str(bar))
+    told = ada.js("return document.getElementById('status').textContent")
+    check("…and is told so when it happens, with what it means", "administrator" in told and "delete any molecule" in told, told)
     ada.click("#draw-account button")  # Sign out
     ada.wait("return document.getElementById('draw-account').textContent.includes('guest')", 10)
     ada.go(base + "/#/signin")

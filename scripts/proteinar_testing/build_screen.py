@@ -26,6 +26,9 @@ def check_build_screen(b, base, check, canvas, shot):
         click(f"#view-build .piece[data-kind='{kind}']")
     listed = wait("const l = document.querySelectorAll('#build-pieces li'); return l.length === 3 && [...l].map(li => li.textContent).join(' | ')", 10)
     check("Build: the piece buttons add pieces to the list", bool(listed and "Helix" in listed and "Coil" in listed), str(listed))
+    names = js("return [...document.querySelectorAll('#view-build .piece')].map((b) => [b.textContent.trim(), b.dataset.kind])")
+    check("Build: a piece has its button's name in the list (Flex coil, not Coil)",
+          bool(listed and "Flex coil" in listed) and ["Flex coil", "flexible-coil"] in names and ["Sheet", "strand"] in names, str(listed))
     pieces = wait("const v = (() => {" + canvas + "})(); return v && v[0] > v[2] * 0.01 ? v : null", 60)
     check("Build: the pieces appear in the 3D view", bool(pieces), str(pieces))
     ar = wait("""const b = document.getElementById('build-pieces-ar-button'); const u = document.querySelector('#build-pieces-ar-slot a[download="pieces.usdz"]');
@@ -40,7 +43,7 @@ def check_build_screen(b, base, check, canvas, shot):
     shot("build-pieces")
     click("#build-try")
     verdict = wait(VERDICT, 60, "ok")
-    check("Build: Try gives the verdict as a banner", bool(verdict and "Congratulations, you have created a new protein made of Helix – Coil – Helix" in verdict
+    check("Build: Try gives the verdict as a banner", bool(verdict and "Congratulations, you have created a new protein made of Helix – Flex coil – Helix" in verdict
                                                          and "helix-turn-helix" in verdict), str(verdict))
     built = wait("const v = (() => {" + canvas + "})(); return v && v[0] > v[2] * 0.01 && v[1] !== arguments[0] ? v : null", 60, pieces[1] if pieces else 0)
     check("Build: the built protein replaces the pieces in the 3D view", bool(built), str(built))

@@ -49,6 +49,9 @@ def run(check, *, ada, bob, base, room_id, draw, shots=None):
     bob.js("document.getElementById('room-history').scrollIntoView({ block: 'center' })")
     live = bob.js(LIVE)
     seq = bob.js("return window.__proteinarRoom.state.sequence")
+    said = bob.js("return document.getElementById('room-history-said').textContent")
+    check("the history line says live in words: “Live — N changes so far”, not “operation N of N”",
+          f"Live — {seq} change" in said and "operation" not in said.lower(), said)
     # A point in the past that looks different from now (some strokes, not today's).
     at, past = None, None
     for n in (seq // 2, seq // 3, (2 * seq) // 3, seq - 3, seq // 4):
@@ -63,7 +66,7 @@ def run(check, *, ada, bob, base, room_id, draw, shots=None):
     panel = bob.js(PANEL)
     tools = bob.js("return ['room-undo', 'room-note', 'room-mode-draw'].map((id) => document.getElementById(id).disabled)")
     check(f"the history slider at operation {at} of {seq} shows exactly the strokes of state?at={at} (ids compared with the API), says so, and drawing is off",
-          at is not None and bool(shown) and drawn == past and f"Operation {at} of {seq}" in panel["said"] and "drawing is paused" in panel["said"]
+          at is not None and bool(shown) and drawn == past and f"After change {at} of {seq}" in panel["said"] and "drawing waits" in panel["said"]
           and panel["status"] == "history" and all(tools), f"at={at} drawn {drawn} vs API {past}; {panel}; tools disabled {tools}")
     sizes = bob.js("""return ['room-history-slider', 'room-history-play', 'room-history-live'].map((id) => {
                         const e = document.getElementById(id); return [id, Math.round(e.getBoundingClientRect().height), e.labels?.[0]?.textContent || e.getAttribute('aria-label') || e.textContent]; })""")
