@@ -322,20 +322,43 @@ export function setupExplore(app) {
   for (const id of ['style', 'color', 'hide-water', 'hide-ligands', 'hide-hydrogens']) $(id).addEventListener('change', showModel);
   $('highlight').addEventListener('change', showModel);
 
+  // Numbers a student can copy: amino acids (or nucleotides) apart from ligands and waters, which
+  // a file counts as residues too. Summaries stored before these counts fall back to residues.
+  const unit = (type, n) => (/ribonucleotide|nucleic|dna|rna/i.test(type ?? '') ? (n === 1 ? 'nucleotide' : 'nucleotides')
+    : n === 1 ? 'amino acid' : 'amino acids');
+  function counts(m, d) {
+    const chains = d.chains ?? [];
+    if (chains.some((c) => c.monomers === undefined) || d.waters === undefined) return [['Residues', m.residues.toLocaleString()]];
+    const polymers = chains.filter((c) => c.monomers > 0);
+    const monomers = polymers.reduce((n, c) => n + c.monomers, 0);
+    const kind = polymers.length && polymers.every((c) => unit(c.type, 2) === 'nucleotides') ? 'Nucleotides' : 'Amino acids';
+    const ligands = (d.ligands ?? []).reduce((n, l) => n + l.count, 0);
+    return [[kind, monomers.toLocaleString()], ['Ligands', ligands ? ligands.toLocaleString() : null], ['Waters', d.waters ? d.waters.toLocaleString() : null]];
+  }
+  function chainWords(c) {
+    if (c.monomers === undefined) return `${c.type}, ${c.residues} residues`;
+    if (c.monomers > 0) return `${c.type}, ${c.monomers} ${unit(c.type, c.monomers)}`;
+    return c.type === 'water' ? `${c.residues} waters` : `${c.type}, ${c.residues} ${c.residues === 1 ? 'group' : 'groups'}`;
+  }
+  // "BIS(ADENOSINE)-5'-PENTAPHOSPHATE" as the dictionary writes it → "bis(adenosine)-5′-pentaphosphate".
+  const readableName = (name) => (name === name.toUpperCase() ? name.toLowerCase() : name).replace(/'/g, '′');
+
   function showDetails(m) {
     const d = m.details ?? {};
     $('details').hidden = false;
     $('details-title').textContent = `${m.id}: ${m.title}`;
     const facts = [
       ['Authors', (d.authors ?? []).join(', ')], ['Method', m.method], ['Resolution', m.resolution ? `${m.resolution.toFixed(2)} Å` : null],
-      ['Organism', m.organism], ['Atoms', m.atoms.toLocaleString()], ['Residues', m.residues.toLocaleString()],
+      ['Organism', m.organism], ['Atoms', m.atoms.toLocaleString()], ...counts(m, d),
       ['Deposited', d.depositionDate], ['About', m.description],
     ].filter(([, v]) => v);
     $('details-facts').replaceChildren(...facts.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
     $('details-chains').replaceChildren(...(d.chains ?? []).map((c) =>
-      el('li', {}, el('strong', {}, `Chain ${c.id}`), ` · ${c.type}, ${c.residues} residues `, el('div', { class: 'sequence' }, c.sequence))));
+      el('li', {}, el('strong', {}, `Chain ${c.id}`), ` · ${chainWords(c)} `, el('div', { class: 'sequence' }, c.sequence))));
     const ligands = d.ligands ?? [];
-    $('details-ligands').replaceChildren(...(ligands.length ? ligands.map((l) => el('li', {}, `${l.name} × ${l.count}`)) : [el('li', {}, 'None')]));
+    $('details-ligands').replaceChildren(...(ligands.length
+      ? ligands.map((l) => el('li', {}, el('strong', {}, l.name), l.fullName ? `: ${readableName(l.fullName)}` : '', ` × ${l.count}`))
+      : [el('li', {}, 'None')]));
     const links = [];
     if (/^[1-9][A-Z0-9]{3}$/.test(m.id)) links.push(el('a', { href: `https://www.rcsb.org/structure/${m.id}`, target: '_blank', rel: 'noopener' }, `${m.id} at RCSB PDB`));
     links.push(el('a', { href: 'https://pdb101.rcsb.org/', target: '_blank', rel: 'noopener' }, 'PDB-101'));

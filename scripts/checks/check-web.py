@@ -105,6 +105,11 @@ try:
     check("typing 1AKE draws the molecule in the middle of the view", bool(drawn), str(drawn))
     title = wait("const t = document.getElementById('details-title'); return !document.getElementById('details').hidden && t.textContent")
     check("the details panel shows the title", bool(title and "1AKE" in title), str(title))
+    numbers = js("""const t = (id) => document.getElementById(id).textContent;
+                    return [t('details-facts'), t('details-chains').split('Chain B')[0], t('details-ligands')]""")
+    check("the details give numbers a student can copy: 214 amino acids in chain A, 428 in all, ligands and waters apart, AP5 named",
+          bool(numbers and "214 amino acids" in numbers[1] and "Amino acids428" in numbers[0] and "Waters" in numbers[0]
+               and "Residues" not in numbers[0] and "AP5: bis(adenosine)-5′-pentaphosphate × 2" in numbers[2]), str(numbers))
     check("keyboard focus left the ID field after Get (the phone keyboard closes)", js("return document.activeElement !== document.getElementById('entry-id')"))
     check("signed out, an entry the library has opens without an account (and no Keep is offered)",
           js("return document.getElementById('status').textContent.startsWith('1AKE') && !document.querySelector('#details-keep button')"))

@@ -37,6 +37,9 @@ public struct Metadata: Sendable, Equatable {
     public var compounds: [String] = []
     /// Source organisms (scientific names).
     public var sourceOrganisms: [String] = []
+    /// Full names of the chemical components the file names (mmCIF `_chem_comp.name`, PDB HETNAM),
+    /// by their code: "AP5" → "BIS(ADENOSINE)-5'-PENTAPHOSPHATE".
+    public var componentNames: [String: String] = [:]
 
     public init() {}
 
@@ -57,6 +60,10 @@ public struct Metadata: Sendable, Equatable {
         classification = cut(classification, Self.fieldCharacters); depositionDate = cut(depositionDate, Self.fieldCharacters)
         keywords = cut(keywords); experimentalMethods = cut(experimentalMethods); authors = cut(authors)
         compounds = cut(compounds); sourceOrganisms = cut(sourceOrganisms)
+        if componentNames.count > Self.listEntries || componentNames.contains(where: { $0.key.count > 16 || $0.value.count > Self.fieldCharacters }) {
+            componentNames = Dictionary(uniqueKeysWithValues: componentNames.filter { $0.key.count <= 16 }
+                .sorted { $0.key < $1.key }.prefix(Self.listEntries).map { ($0.key, cut($0.value, Self.fieldCharacters)) })
+        }
         if var c = citation {
             c.title = cut(c.title, Self.fieldCharacters); c.journal = cut(c.journal, Self.fieldCharacters); c.authors = cut(c.authors)
             citation = c

@@ -5,7 +5,7 @@ enum MMCIFReader {
         "atom_site", "entry", "struct", "struct_keywords", "pdbx_database_status", "exptl", "refine", "reflns",
         "em_3d_reconstruction", "citation", "citation_author", "audit_author", "entity_src_gen", "entity_src_nat",
         "pdbx_entity_src_syn", "entity", "entity_poly", "entity_poly_seq", "struct_conf", "struct_sheet_range",
-        "struct_conn", "pdbx_struct_oper_list", "pdbx_struct_assembly", "pdbx_struct_assembly_gen",
+        "struct_conn", "pdbx_struct_oper_list", "pdbx_struct_assembly", "pdbx_struct_assembly_gen", "chem_comp",
     ]
 
     static func read(_ block: CIFBlock, fileName: String, format: StructureFormat, limits: ReadLimits = .standard) throws -> Structure {
@@ -157,6 +157,11 @@ enum MMCIFReader {
         md.keywords = (first(block, "struct_keywords", "text") ?? "").split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
         md.depositionDate = first(block, "pdbx_database_status", "recvd_initial_deposition_date") ?? ""
         md.experimentalMethods = all(block, "exptl", "method")
+        if let comps = block["chem_comp"], let ids = comps["id"], let names = comps["name"] {
+            for row in 0..<min(comps.rowCount, 10_000) {
+                if let id = ids.string(row), let name = names.string(row)?.collapsingSpaces, !name.isEmpty { md.componentNames[id] = name }
+            }
+        }
         md.resolution = [("refine", "ls_d_res_high"), ("reflns", "d_resolution_high"), ("em_3d_reconstruction", "resolution")]
             .lazy.compactMap { block[$0.0]?[$0.1]?.double(0) }.first
         md.authors = all(block, "audit_author", "name")

@@ -6,6 +6,7 @@ extension PDBParser {
         md.title = titleParts.joined(separator: " ").collapsingSpaces
         md.keywords = keywds.split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
         md.authors = PDBParser.splitAuthors(author)
+        md.componentNames = hetnam.mapValues(\.collapsingSpaces)
         let compounds = PDBParser.specification(compnd)
         md.compounds = compounds.compactMap { $0["MOLECULE"] }
         md.sourceOrganisms = Array(Set(PDBParser.specification(source).compactMap { $0["ORGANISM_SCIENTIFIC"] })).sorted()

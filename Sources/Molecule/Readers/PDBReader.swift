@@ -48,6 +48,7 @@ struct PDBParser {
     var jrnl: [String: String] = [:]
     var seqres: [(chain: String, names: [String])] = []
     var remark350: [String] = []
+    var hetnam: [String: String] = [:]
 
     init(bytes: UnsafeBufferPointer<UInt8>, fileName: String, limits: ReadLimits) {
         self.bytes = bytes
@@ -123,6 +124,11 @@ struct PDBParser {
         case "SOURCE": source += " " + line.string(11, 79)
         case "KEYWDS": keywds += " " + line.string(11, 79)
         case "AUTHOR": author += line.string(11, 79)
+        case "HETNAM":
+            // Continued lines (columns 9-10) go on the name: a hyphen at a line's end joins without a space.
+            let code = line.string(12, 14), text = line.string(16, 70)
+            guard !code.isEmpty, !text.isEmpty, hetnam.count < 10_000 || hetnam[code] != nil else { break }
+            if let before = hetnam[code] { hetnam[code] = before + (before.hasSuffix("-") ? "" : " ") + text } else { hetnam[code] = text }
         case "EXPDTA":
             let text = line.string(11, 79)
             structure.metadata.experimentalMethods += text.split(separator: ";").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }

@@ -11,11 +11,16 @@ public struct StructureSummary: Codable, Sendable, Equatable {
         public var sequence: String
         /// The entity's full sequence (SEQRES / entity_poly_seq) when it differs from the modelled one.
         public var entitySequence: String?
+        /// Modelled polymer residues (amino acids or nucleotides): the sequence's length, while
+        /// `residues` counts the chain's waters and ligands too.
+        public var monomers: Int?
     }
     public struct LigandSummary: Codable, Sendable, Equatable {
         public var name: String
         public var count: Int
         public var atoms: Int
+        /// The component's full name as the file gives it (mmCIF `_chem_comp.name`, PDB HETNAM).
+        public var fullName: String?
     }
     public struct AssemblySummary: Codable, Sendable, Equatable {
         public var id: String
@@ -43,6 +48,8 @@ public struct StructureSummary: Codable, Sendable, Equatable {
     /// "file" when taken from HELIX/SHEET records, "dssp" when computed.
     public var secondaryStructureSource: String
     public var ligands: [LigandSummary]
+    /// Water molecules of the model (counted in `residues`, apart from ligands and polymers).
+    public var waters: Int?
     public var assemblies: [AssemblySummary]
     /// The assembly the counts describe, if one was expanded.
     public var assembly: String?
@@ -58,7 +65,8 @@ public struct StructureSummary: Codable, Sendable, Equatable {
         try c.encode(bonds, forKey: .bonds); try c.encode(chains, forKey: .chains)
         try c.encode(secondaryStructure, forKey: .secondaryStructure)
         try c.encode(secondaryStructureSource, forKey: .secondaryStructureSource)
-        try c.encode(ligands, forKey: .ligands); try c.encode(assemblies, forKey: .assemblies); try c.encode(assembly, forKey: .assembly)
+        try c.encode(ligands, forKey: .ligands); try c.encode(waters, forKey: .waters)
+        try c.encode(assemblies, forKey: .assemblies); try c.encode(assembly, forKey: .assembly)
     }
 
     /// Summarises model `modelIndex` of `structure`; `bonds` may be skipped (-1) for speed.
@@ -71,7 +79,7 @@ public struct StructureSummary: Codable, Sendable, Equatable {
         self.assembly = assembly
         guard modelIndex < structure.models.count else {
             atoms = 0; residues = 0; bonds = structure.explicitBonds.count; chains = []; secondaryStructure = [:]
-            secondaryStructureSource = "none"; ligands = []; assemblies = []
+            secondaryStructureSource = "none"; ligands = []; waters = 0; assemblies = []
             return
         }
         let model = structure.models[modelIndex]
@@ -100,7 +108,7 @@ public struct StructureSummary: Codable, Sendable, Equatable {
             let full = entity.flatMap { $0.kind == .polymer && !$0.monomers.isEmpty ? $0.sequence : nil }
             return ChainSummary(id: chain.id, residues: chain.residueCount,
                                 atoms: chain.residueRange.reduce(0) { $0 + model.residues[$1].atomCount },
-                                type: type, sequence: modelled, entitySequence: full == modelled ? nil : full)
+                                type: type, sequence: modelled, entitySequence: full == modelled ? nil : full, monomers: polymerResidues)
         }
 
         let codes = structure.secondaryStructure(modelIndex: modelIndex, compute: computeDSSP)
@@ -118,7 +126,9 @@ public struct StructureSummary: Codable, Sendable, Equatable {
             ligandCounts[res.name, default: (0, 0)].0 += 1
             ligandCounts[res.name, default: (0, 0)].1 += res.atomCount
         }
-        ligands = ligandOrder.map { LigandSummary(name: $0, count: ligandCounts[$0]?.0 ?? 0, atoms: ligandCounts[$0]?.1 ?? 0) }
+        ligands = ligandOrder.map { LigandSummary(name: $0, count: ligandCounts[$0]?.0 ?? 0, atoms: ligandCounts[$0]?.1 ?? 0,
+                                                  fullName: md.componentNames[$0]) }
+        waters = model.residues.reduce(0) { $0 + ($1.isWater ? 1 : 0) }
 
         assemblies = structure.assemblies.map { a in
             AssemblySummary(id: a.id, chains: structure.chainCount(ofAssembly: a, modelIndex: modelIndex),
