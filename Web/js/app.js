@@ -98,11 +98,19 @@ function setStyle(node, style) {
 }
 
 // ---- Routing ----
+let shownView = null;
 function route() {
   const [, name = '', arg] = location.hash.split('/');
   // #/draw lists the rooms; #/draw/ROOMID is one room.
   const view = name === 'draw' && arg ? 'room' : views.includes(name) && name !== 'room' ? name : 'landing';
   for (const v of views) $(`view-${v}`).hidden = v !== view;
+  if (view !== shownView) {
+    // Another screen opens at its top, and what the status line said belonged to the one left.
+    window.scrollTo(0, 0);
+    if (shownView !== null && status.dataset.busy === undefined) say('');
+    shownView = view;
+  }
+  if (view === 'landing') showContinue();
   if (view === 'room') roomScreen.open(decodeURIComponent(arg));
   else roomScreen.leave();
   if (view !== 'map') map.leave();
@@ -333,8 +341,14 @@ $('insecure-dismiss').addEventListener('click', () => {
 });
 showSecurityNotice();
 
-// A launch on the bare address reopens the last molecule seen; any address given (#/, #/build,
-// #/explore/1AKE) is kept.
-const last = location.hash ? null : lastMolecule();
-if (last) history.replaceState(null, '', `#/explore/${encodeURIComponent(last)}`);
+// The start page offers to go on with the last molecule seen ("Continue with 1AKE") rather than
+// a launch on the bare address opening it unasked.
+function showContinue() {
+  const last = lastMolecule();
+  $('landing-continue').hidden = !last;
+  if (last) {
+    $('landing-continue-link').href = `#/explore/${encodeURIComponent(last)}`;
+    $('landing-continue-link').textContent = `Continue with ${last}`;
+  }
+}
 route();

@@ -28,7 +28,7 @@ export const BRUSHES = [['fine', 'Fine', 0.002], ['medium', 'Medium', 0.005], ['
 /**
  * @param {{$: Function, el: Function, say: Function}} app
  * @param {{canvas: HTMLCanvasElement, stage: HTMLElement, sync: object|null, viewer: object|null, local: Map,
- *          role: () => string|null, mayDraw: () => boolean, isMine: (author: string) => boolean,
+ *          role: () => string|null, mayDraw: () => boolean, mayEverDraw: () => boolean, isMine: (author: string) => boolean,
  *          queueRender: () => void, showStatus: () => void}} roomScreen
  *   what the room screen shows: `sync` and `viewer` are read when needed (getters); `local` holds
  *   our strokes until the server's copies are all back
@@ -47,6 +47,12 @@ export function setupRoomInput(app, roomScreen) {
   function updateTools() {
     const { sync } = roomScreen;
     const draws = mayDraw();
+    // Someone who may only watch gets no drawing tools at all (not a toolbar greyed out): Move and
+    // the view remain. Looking back at the history only pauses them.
+    const watchOnly = !roomScreen.mayEverDraw();
+    $('room-tools').dataset.watchOnly = String(watchOnly);
+    for (const id of ['room-mode-draw', 'room-swatches', 'room-color-custom', 'room-brushes', 'room-undo', 'room-note']) $(id).hidden = watchOnly;
+    $('room-hue').closest('label').hidden = watchOnly;
     for (const control of $('room-tools').querySelectorAll('[data-needs-draw]')) control.disabled = !draws;
     $('room-clear').hidden = role() !== 'owner';
     if (!draws && mode === 'draw') {

@@ -177,11 +177,12 @@ export function setupRoomScreen(app) {
 
   // ---- Who may do what ----
   const role = () => you?.role ?? room?.role ?? null;
-  const mayDraw = () => !history.active && (you ? Boolean(you.mayDraw) : Boolean(room?.mayDraw));
+  const mayEverDraw = () => (you ? Boolean(you.mayDraw) : Boolean(room?.mayDraw));
+  const mayDraw = () => !history.active && mayEverDraw();
   const isMine = (author) => Boolean(you && (author === you.id || author === `guest:${you.id}` || `guest:${author}` === you.id));
 
   const input = setupRoomInput(app, {
-    canvas, stage, local, role, mayDraw, isMine, queueRender, showStatus,
+    canvas, stage, local, role, mayDraw, mayEverDraw, isMine, queueRender, showStatus,
     get sync() { return sync; },
     get viewer() { return viewer; },
   });

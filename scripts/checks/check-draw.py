@@ -412,10 +412,11 @@ try:
     guest = Browser()
     guest.go(f"{base}/#/draw/{watch_id}")
     st = wait_live(guest)
-    disabled = guest.js("return document.getElementById('room-undo').disabled && document.getElementById('room-mode-draw').disabled && document.getElementById('room-note').disabled")
+    disabled = guest.js("""const shown = (id) => { const e = document.getElementById(id); return !e.hidden && e.offsetParent !== null; };
+                           return !shown('room-undo') && !shown('room-mode-draw') && !shown('room-note') && !shown('room-swatches') && shown('room-mode-move')""")
     key = guest.js("return localStorage.getItem('proteinar-guest-key')")
-    check("a guest may watch: the status line says live and read-only, and the drawing tools are off",
-          bool(st and "read-only" in st and disabled and key and 16 <= len(key) <= 64), f"{st!r} disabled={disabled} key={key!r}")
+    check("a guest may watch: the status line says live and read-only, and no drawing tools are shown (Move stays)",
+          bool(st and "read-only" in st and disabled and key and 16 <= len(key) <= 64), f"{st!r} no tools={disabled} key={key!r}")
 
     # ---- The map: tiles cannot load here, so the list by distance is what shows ----
     ada.go(base + "/?map#/map")  # a fresh page load

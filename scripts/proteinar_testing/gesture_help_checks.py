@@ -1,6 +1,6 @@
 """check-web.py's checks of the gestures, the controls the original apps had and the help, in a
 phone-sized page (390 × 844) with touch: the introduction closed by a downward swipe; Previous and
-Next through the library, and the last molecule seen reopening on a launch of the bare address; a
+Next through the library, and the start page offering to continue with the last molecule seen; a
 two-finger twist turning the 3D view; a double tap opening the style sheet; Hide hydrogens in the
 model's address; search without autocorrection, with More results; Help on every screen and in a
 room; every visible control named and at least 44 px on the main screens; and no screen wider than
@@ -188,13 +188,17 @@ def check_gestures_and_help(base, check, docs, keep_csp):
         check("phone: Hide hydrogens adds hydrogens to the model's hide parameter", bool(hidden), str(hidden))
         wait("return document.getElementById('status').textContent.startsWith(arguments[0] + ':')", 120, here)
 
-        # A launch of the bare address reopens the last molecule; an explicit address stays.
+        # A launch of the bare address opens the start page, which offers to continue with the last
+        # molecule seen; Continue reopens it; an explicit address stays.
         b.go(base + "/")
+        offered = wait("return !document.getElementById('view-landing').hidden && !document.getElementById('landing-continue').hidden"
+                       " && document.getElementById('landing-continue-link').textContent", 20)
+        b.click("#landing-continue-link")
         reopened = wait("return location.hash === '#/explore/' + arguments[0] && document.getElementById('details-title').textContent.startsWith(arguments[0])", 60, here)
         b.go(base + "/#/build")
         kept = wait("return location.hash === '#/build' && !document.getElementById('view-build').hidden", 10)
-        check("phone: the last molecule seen reopens on a launch of the bare address; an explicit address (#/build) is kept",
-              bool(reopened and kept), f"{reopened} {kept} {js('return location.hash')}")
+        check("phone: the bare address opens the start page with “Continue with …” the last molecule, which reopens it; an explicit address (#/build) is kept",
+              bool(offered == f"Continue with {here}" and reopened and kept), f"{offered} {reopened} {kept} {js('return location.hash')}")
 
         # Help on every screen, saying something about that screen.
         words = {"explore": ["PDB ID", "Double-tap", "twist"], "build": ["Try", "Clear", "verdict", "helix"],

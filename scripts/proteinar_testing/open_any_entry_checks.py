@@ -277,8 +277,8 @@ def check_busy(base, check, keep_csp):
 
 def check_evicted(base, check, keep_csp):
     """--archive-cache-mb 1: 1A8O, opened first and shown last in the browser, leaves the cache once
-    other entries (opened by other clients) fill it; the app opened at its bare address reopens it,
-    the last molecule seen, through the archive."""
+    other entries (opened by other clients) fill it; the app opened at its bare address offers
+    "Continue with 1A8O", the last molecule seen, which reopens it through the archive."""
     b = Browser(width=900, height=1000)
     wait = b.wait
     try:
@@ -287,9 +287,11 @@ def check_evicted(base, check, keep_csp):
         others = {e: http(base, "GET", f"/api/archive/{e}", timeout=120).status for e in ["1LCD", "1AKE", "5PTI", "1EJG"]}
         gone = in_library(base, "1A8O")
         b.go(base + "/")
-        back = wait("return location.hash === '#/explore/1A8O' && (() => { " + SHOWN + " })()", 120, "1A8O")
+        offered = wait("const a = document.getElementById('landing-continue-link'); return !document.getElementById('landing-continue').hidden && a.textContent", 20)
+        b.click("#landing-continue-link")
+        back = offered == "Continue with 1A8O" and wait("return location.hash === '#/explore/1A8O' && (() => { " + SHOWN + " })()", 120, "1A8O")
         asked = b.js("return performance.getEntriesByType('resource').map(e => new URL(e.name).pathname).filter(p => /^\\/api\\/(archive|molecules)\\/1A8O$/.test(p))")
-        check("an entry the server's cache let go (1A8O: 404 again) reopens as the last molecule seen, through the archive, and is drawn",
+        check("an entry the server's cache let go (1A8O: 404 again) reopens from the start page's Continue with 1A8O, through the archive, and is drawn",
               bool(first) and gone[0] == 404 and bool(back) and "/api/archive/1A8O" in (asked or []),
               f"first {bool(first)}, others {others}, then {gone}, back {bool(back)}, asked {asked}, status {b.js(STATUS)!r}")
 
