@@ -322,7 +322,17 @@ for (const dialog of document.querySelectorAll('dialog')) {
   dialog.addEventListener('click', (e) => { if (e.target === dialog) dialog.close(); });
 }
 $('menu-button').addEventListener('click', () => $('menu').showModal());
-$('help-button').addEventListener('click', () => { $('menu').close(); $('help').showModal(); });
+// Help opens at its top, the current screen's own help first (its Help section's words), then
+// what holds everywhere.
+$('help-button').addEventListener('click', () => {
+  $('menu').close();
+  const here = document.querySelector('.view:not([hidden]) details.help');
+  $('help-here').hidden = !here;
+  $('help-here-text').replaceChildren(...(here ? [...here.querySelectorAll(':scope > p')].map((p) => p.cloneNode(true)) : []));
+  $('help').showModal();
+  $('help').scrollTop = 0;
+  $('help-title').focus();
+});
 $('menu-exit').addEventListener('click', () => $('menu').close());
 for (const link of document.querySelectorAll('#menu .menu-link')) link.addEventListener('click', () => $('menu').close());
 

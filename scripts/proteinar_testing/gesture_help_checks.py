@@ -220,6 +220,19 @@ def check_gestures_and_help(base, check, docs, keep_csp):
             audit(screen)
         check("phone: Help on Explore, Build, Draw together, Library and Map opens and speaks of that screen", missing == {}, str(missing))
 
+        # The Menu's Help opens at its top, with the current screen's help first.
+        b.go(f"{base}/#/build")
+        wait("return !document.getElementById('view-build').hidden", 10)
+        click("#menu-button")
+        wait("return document.getElementById('menu').open", 5)
+        click("#help-button")
+        opened = wait("""const d = document.getElementById('help'); const here = document.getElementById('help-here');
+                         return d.open && [d.scrollTop, !here.hidden && here.textContent.includes('Try'),
+                                           here.compareDocumentPosition(d.querySelector('h3:not(#help-here-title)')) & Node.DOCUMENT_POSITION_FOLLOWING]""", 5)
+        js("document.getElementById('help').close()")
+        check("phone: the Menu's Help opens at its top, this screen's help (Build's) first, then what holds everywhere",
+              bool(opened and opened[0] == 0 and opened[1] and opened[2]), str(opened))
+
         # Signed in: the form for a new room, then a room of one's own with its drawing tools.
         if register_through_page(b, base, "Grace", back="#/draw"):
             # The molecules' names fill the form's list a moment later: measured with them.
