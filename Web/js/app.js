@@ -199,8 +199,9 @@ function activeSubject() {
   const view = location.hash.split('/')[1] ?? '';
   if (view === 'draw') return roomScreen.subject();
   if (view === 'explore') return explore.subject();
+  // A refused design is shown only to explain the refusal: it is not offered as a protein to take away.
   const design = build?.design;
-  if (view === 'build' && design && buildViewer?.model) {
+  if (view === 'build' && design?.valid && buildViewer?.model) {
     return {
       name: 'design', title: design.name, viewer: buildViewer, slot: 'build-ar-slot', button: 'build-ar-button',
       usdz: design.links.usdz, glb: new URL(design.links.glb, location.href).href, thumbnail: null,

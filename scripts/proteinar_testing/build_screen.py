@@ -73,7 +73,12 @@ def check_build_screen(b, base, check, canvas, shot):
     for index, value in [(0, 20), (1, 1), (2, 20)]: set_length(b, index, value)
     click("#build-try")
     verdict = wait(VERDICT, 60, "bad")
-    check("Build: an impossible combination says why", bool(verdict and "Sorry, this combination cannot be made" in verdict and "too short" in verdict), str(verdict))
+    check("Build: an impossible combination says why, naming the coil", bool(verdict and "Sorry, this combination cannot be made" in verdict and "too short" in verdict
+                                                                   and "Flex coil (piece 2)" in verdict), str(verdict))
+    offered = wait("return document.querySelector('#build-verdict').className.includes('bad') && !document.getElementById('build-ar-button')"
+                   " && !document.querySelector('#build-ar-slot a[download]')", 10)
+    check("Build: a refused design is not offered as a model to take away (no View in AR, no USDZ or GLB)", bool(offered),
+          str(js("return document.getElementById('build-ar-slot')?.innerHTML.slice(0, 200)")))
     check("Build: after an impossible combination Try again is not offered, and the banner says another seed would not help",
           bool(verdict and "Another seed gives the same verdict" in verdict and js("return document.getElementById('build-again').hidden")), str(verdict))
     # A piece length out of range is refused in the page.
