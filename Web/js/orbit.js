@@ -9,6 +9,7 @@ import { mat4, quat, vec3 } from './math.js';
 
 const FOV_Y = Math.PI / 4; // 45 degrees
 const FIT_MARGIN = 1.02;
+const BOX_MARGIN = 1.12;   // room around a box that fills the view
 const MIN_DISTANCE_RADII = 0.05;
 const MAX_DISTANCE_RADII = 20;
 
@@ -35,6 +36,8 @@ export class OrbitControls {
     /** The sphere the camera frames (frame()): zoom limits and the fitting distance follow it. */
     this.center = vec3.create();
     this.radius = 1;
+    /** Half-sizes of the model's box ([x, y, z]), which the fitting distance fills the view with; or null. */
+    this.extent = null;
     this.home = { target: vec3.create(), rotation: quat.create() };
     /** The view matrix (viewMatrix() and updateMatrices() fill it) and the projection (updateMatrices()). */
     this.view = mat4.create();
@@ -59,16 +62,24 @@ export class OrbitControls {
     return width > 0 && height > 0 ? width / height : 1;
   }
 
-  // Distance at which the bounding sphere fits the narrower field of view.
+  // Distance at which the model fills the view from the front: its box's width and height within
+  // the two fields of view, measured at its front face (the bounding sphere, which fits any turn,
+  // left an elongated protein at a third of the view). Without a box, the sphere fits.
   fitDistance() {
     const halfY = FOV_Y / 2;
     const halfX = Math.atan(Math.tan(halfY) * this._aspect());
-    return (this.radius / Math.sin(Math.min(halfX, halfY))) * FIT_MARGIN;
+    const e = this.extent;
+    if (!e) return (this.radius / Math.sin(Math.min(halfX, halfY))) * FIT_MARGIN;
+    return e[2] + Math.max(e[0] / Math.tan(halfX), e[1] / Math.tan(halfY)) * BOX_MARGIN;
   }
 
-  /** Frames the sphere (center, radius) from the front; this becomes the view reset() returns to. */
-  frame(center, radius) {
+  /**
+   * Frames the sphere (center, radius) from the front, filling the view with the box of half-sizes
+   * `extent` ([x, y, z]) when given; this becomes the view reset() returns to.
+   */
+  frame(center, radius, extent = null) {
     this.radius = radius;
+    this.extent = extent;
     vec3.copy(this.center, center);
     vec3.copy(this.home.target, this.center);
     quat.identity(this.home.rotation);

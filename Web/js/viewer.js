@@ -428,7 +428,8 @@ export class MoleculeViewer {
     const modelBounds = this.model?.bounds;
     const bounds = modelBounds && !modelBounds.empty ? modelBounds : this._sceneBounds;
     const usable = bounds && !bounds.empty && bounds.radius > 0;
-    this._orbit.frame(usable ? bounds.center : [0, 0, 0], usable ? bounds.radius : 1);
+    const extent = usable && bounds.min && bounds.max ? [0, 1, 2].map((k) => (bounds.max[k] - bounds.min[k]) / 2) : null;
+    this._orbit.frame(usable ? bounds.center : [0, 0, 0], usable ? bounds.radius : 1, extent);
   }
 
   // The camera's matrices, and the fog, which follows the model itself (not the strokes).

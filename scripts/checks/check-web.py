@@ -13,7 +13,7 @@ keep to the server's Content-Security-Policy: a console message naming it fails 
     scripts/checks/check-web.py PROTEINAR_BIN [--screenshots docs]
 
 Each check prints ok/FAIL; the script ends with `N passed, M failed` and exits 1 on a failure."""
-import base64, os, subprocess, sys, tempfile, urllib.request
+import base64, os, subprocess, sys, tempfile, time, urllib.request
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
 from proteinar_testing.archive import ArchiveStandIn
 from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser, fill_registration, register_through_page
@@ -56,6 +56,14 @@ return [n, h, d.length / 4];"""
 DRAWN = """const c = document.getElementById('viewer'); const t = document.createElement('canvas'); t.width = c.width; t.height = c.height;
 const x = t.getContext('2d'); x.drawImage(c, 0, 0); const d = x.getImageData(c.width * .3, c.height * .3, c.width * .4, c.height * .4).data;
 let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++; return n / (d.length / 4);"""
+# The box of the 3D view's drawn (not white) pixels, as fractions of the view: [width, height, smaller side].
+COVER = """const c = document.getElementById('viewer'); if (!c.width) return null;
+const t = document.createElement('canvas'); t.width = c.width; t.height = c.height; const x = t.getContext('2d'); x.drawImage(c, 0, 0);
+const d = x.getImageData(0, 0, c.width, c.height).data; let x0 = c.width, x1 = -1, y0 = c.height, y1 = -1;
+for (let y = 0; y < c.height; y += 2) for (let i = y * c.width * 4, k = 0; k < c.width; k += 2, i += 8)
+  if (d[i] < 235 || d[i+1] < 235 || d[i+2] < 235) { x0 = Math.min(x0, k); x1 = Math.max(x1, k); y0 = Math.min(y0, y); y1 = Math.max(y1, y); }
+const side = Math.min(c.width, c.height);
+return x1 < 0 ? null : [(x1 - x0) / c.width, (y1 - y0) / c.height, Math.max(x1 - x0, y1 - y0) / side, Math.min(x1 - x0, y1 - y0) / side];"""
 TAB = "\ue004"
 ENTER = "\ue007"
 
@@ -103,6 +111,10 @@ try:
     type_into("#entry-id", "1AKE\ue007")
     drawn = wait(CANVAS.replace("return [n, h, d.length / 4];", "return n > d.length / 4 * 0.02 ? [n, h] : null;"), 90)
     check("typing 1AKE draws the molecule in the middle of the view", bool(drawn), str(drawn))
+    time.sleep(1.0)  # the model settles (a coarse first frame, then the full one)
+    cover = js(COVER)
+    check("the 1AKE model fills its view: its longer side at least 60 % of the view's smaller side",
+          bool(cover and cover[2] >= 0.6), str(cover))
     title = wait("const t = document.getElementById('details-title'); return !document.getElementById('details').hidden && t.textContent")
     check("the details panel shows the title", bool(title and "1AKE" in title), str(title))
     numbers = js("""const t = (id) => document.getElementById(id).textContent;
