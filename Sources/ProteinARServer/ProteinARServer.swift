@@ -47,6 +47,9 @@ public struct ServerConfiguration: Sendable {
     /// The token `/metrics` and `/healthz?detail=true` need (`Authorization: Bearer …`); nil: no metrics.
     public var metricsToken: String?
     /// PEM files to serve HTTPS with; nil: plain HTTP (behind a TLS proxy, or on a private network).
+    /// The address phones reach this server at (a name, or the proxy's), for the desktop page's
+    /// QR code; nil: the computer's network addresses (`PhoneAddress`).
+    public var publicURL: String?
     public var tlsCertificate: String?
     public var tlsKey: String?
     /// Live sockets may compress large messages (permessage-deflate, which browsers offer): a late
@@ -155,6 +158,8 @@ public enum ProteinARServer {
         RoomRoutes(service: service, host: host, accounts: accounts, limits: limits, fairShare: fairShare).register(on: router.group("api"))
         InvitationRoutes(host: host, accounts: accounts,
                          budget: InvitationBudget(perHour: limits.invitationsPerHour, perDay: limits.invitationsPerDay))
+            .register(on: router.group("api"))
+        PhoneAddress(publicURL: configuration.publicURL, secure: configuration.tlsCertificate != nil, listensOn: configuration.host)
             .register(on: router.group("api"))
         let sockets = Router(context: SocketContext.self)
         let presence = RoomPresence(sharedByServers: host.sharedByServers)

@@ -14,6 +14,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "Port to listen on (0 picks a free one).") var port = 8080
     @Option(help: "Address to listen on (0.0.0.0: every interface, so phones on the network can connect).") var host = "0.0.0.0"
+    @Option(help: "The address phones open this server at (https://proteinar.example.org), for the desktop page's QR code; by default the computer's network address.")
+    var publicUrl: String?
     @Option(help: "Largest upload, in megabytes.") var maxUploadMB = 64
     @Option(help: "Serve the web app from this folder instead of the bundled copy.") var webRoot: String?
     @Flag(inversion: .prefixedNo, help: "Fill an empty library with the bundled starter molecules.") var starter = true
@@ -26,6 +28,12 @@ struct ServeCommand: AsyncParsableCommand {
         guard maxUploadMB >= 1 else { throw CLIError("--max-upload-mb must be at least 1") }
         configuration.port = port
         configuration.host = host
+        if let publicUrl {
+            guard let url = URL(string: publicUrl), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw CLIError("--public-url '\(publicUrl.prefix(80))': expected an address such as https://proteinar.example.org")
+            }
+            configuration.publicURL = publicUrl.hasSuffix("/") ? String(publicUrl.dropLast()) : publicUrl
+        }
         configuration.maxUploadBytes = maxUploadMB << 20
         configuration.webRoot = webRoot
         configuration.installStarterLibrary = starter

@@ -382,6 +382,8 @@ export const myInvitations = () => request('GET', '/api/invitations');
 /** {room}: the room, now with the signed-in person as a member. */
 export const acceptInvitation = (id) => request('POST', `/api/invitations/${encodeURIComponent(id)}/accept`, {});
 export const declineInvitation = (id) => request('DELETE', `/api/invitations/${encodeURIComponent(id)}`);
+/// The address a phone can open this server at (for the desktop page's QR code): {address, source, reason?}.
+export const phoneAddress = () => request('GET', '/api/phone-address');
 export const roomOperations = (id, after = 0) => request('GET', `${roomPath(id)}/operations?${new URLSearchParams({ after })}`);
 /** The room's content right after operation `at` (0: empty), as a state; 400 past its last operation. */
 export const roomStateAt = (id, at) => request('GET', `${roomPath(id)}/state?${new URLSearchParams({ at })}`);

@@ -18,7 +18,7 @@ import { setupMap } from './map.js';
 import { formatSize } from './progress-text.js';
 import { setupCapture } from './capture.js';
 import { setupOffline } from './offline.js';
-import { BUSY_EVENT, fetchWhenFree } from './api.js';
+import { BUSY_EVENT, fetchWhenFree, phoneAddress } from './api.js';
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
@@ -302,16 +302,40 @@ async function viewInAR(subject) {
     location.href = sceneViewerURL(subject.glb);
     return;
   }
-  // A desktop: explain, and offer this page to a phone.
-  $('ar-help-url').textContent = subject.page;
-  $('ar-help-url').href = subject.page;
+  // A desktop: explain, and offer this page to a phone, by an address a phone can reach.
+  const { url, why } = await pageForPhones(subject.page);
+  $('ar-help-why').hidden = !why;
+  $('ar-help-why').textContent = why ?? '';
+  $('ar-help-url').hidden = !url;
+  $('ar-help-url').textContent = url ?? '';
+  $('ar-help-url').href = url ?? '#';
   try {
-    drawQR($('ar-qr'), subject.page, { moduleSize: 5 });
+    if (!url) throw new Error('no address');
+    drawQR($('ar-qr'), url, { moduleSize: 5 });
     $('ar-qr').hidden = false;
   } catch {
-    $('ar-qr').hidden = true;  // an address too long for a QR code: the link is still there
+    $('ar-qr').hidden = true;  // no address a phone can reach, or one too long for a QR code
   }
   $('ar-help').showModal();
+}
+
+// This computer's own address (localhost, 127.0.0.1) is every phone's own too: ask the server for
+// one a phone can reach (its --public-url, or the computer's network address), or say why not.
+async function pageForPhones(page) {
+  const here = new URL(page);
+  if (!/^(localhost|127\.|\[::1\]$)/.test(here.hostname)) return { url: page };
+  try {
+    const answer = await phoneAddress();
+    if (answer.address) {
+      const there = new URL(answer.address);
+      here.protocol = there.protocol;
+      here.host = there.host;
+      return { url: here.href };
+    }
+    return { url: null, why: `This page's address (${here.host}) is this computer's own: a phone cannot open it. ${answer.reason ?? ''}`.trim() };
+  } catch {
+    return { url: null, why: `This page's address (${here.host}) is this computer's own: a phone cannot open it. Open ProteinAR by the computer's network address instead.` };
+  }
 }
 $('ar-exit').addEventListener('click', () => arSession?.end?.());
 

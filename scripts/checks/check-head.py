@@ -32,6 +32,7 @@ def examples(room):
         "/api/search": ["/api/search?q=kinase", "/api/search"],
         "/api/designs/{file}": ["/api/designs/pieces.glb?pieces=helix:14", "/api/designs/model.glb?pieces=helix:14"],
         "/api/session": ["/api/session"],
+        "/api/phone-address": ["/api/phone-address"],
         "/api/profile": ["/api/profile"],
         "/api/rooms": ["/api/rooms"],
         "/api/rooms/{room}": [f"/api/rooms/{room}?state=none", f"/api/rooms/{room}"],

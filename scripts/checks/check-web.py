@@ -37,7 +37,10 @@ TITLES = {"1AKE": ("STRUCTURE OF THE COMPLEX BETWEEN ADENYLATE KINASE FROM ESCHE
 # Files: 5PTI (the flow opens 1AKE and 5PTI, both in the starter library too; 4HHB is in neither).
 # Entries new to the server are opened in open_any_entry_checks.py, with a stand-in archive of its own.
 archive = ArchiveStandIn({"5PTI.cif.gz": os.path.join(FIXTURES, "5PTI.cif.gz")}, TITLES)
-server = ServerProcess(binary, rcsb_url=archive.url, name="web")
+# The address phones reach it at (TEST-NET-1, documentation only): the desktop QR code must carry it,
+# not 127.0.0.1, which every phone has as its own.
+PHONE_URL = "http://192.0.2.10:8080"
+server = ServerProcess(binary, rcsb_url=archive.url, name="web", extra=["--public-url", PHONE_URL])
 base = server.url
 b = Browser()
 js, js_async, find, click, type_into, wait = b.js, b.js_async, b.find, b.click, b.type_into, b.wait
@@ -299,9 +302,10 @@ try:
           str(js("return document.getElementById('status').textContent")))
     click("#ar-button")
     qr = wait("const d = document.getElementById('ar-help'); const q = document.getElementById('ar-qr'); return d.open && !q.hidden && q.width > 0 && q.toDataURL('image/png')", 20)
-    want = base + "/#/explore/1AKE"
+    want = PHONE_URL + "/#/explore/1AKE"
     got = decode_qr(qr) if qr else None
-    check("on a desktop, View in AR explains and shows a QR code of the page", got == want, f"decoded {got!r}, wanted {want!r}")
+    check("on a desktop, View in AR explains and shows a QR code of the page at an address a phone can reach (--public-url, not 127.0.0.1)",
+          got == want and js("return document.getElementById('ar-help-url').textContent") == want, f"decoded {got!r}, wanted {want!r}")
     shot("ar-desktop")
     b.keys("\ue00c")  # Escape closes the dialog
     check("Escape closes the AR explanation", bool(wait("return !document.getElementById('ar-help').open", 5)))
