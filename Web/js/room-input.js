@@ -44,6 +44,14 @@ export function setupRoomInput(app, roomScreen) {
   let drawWhenAllowed = false; // Draw was on when drawing stopped being allowed (history, a setting): back on with it
 
   // ---- What the tools allow ----
+  // Fewer tools: the colours and brushes fold away, leaving the view more room; More tools brings them back.
+  $('room-tools-toggle').addEventListener('click', () => {
+    const collapse = $('room-tools').dataset.collapsed !== 'true';
+    $('room-tools').dataset.collapsed = String(collapse);
+    $('room-tools-toggle').setAttribute('aria-expanded', String(!collapse));
+    $('room-tools-toggle').textContent = collapse ? 'More tools' : 'Fewer tools';
+  });
+
   function updateTools() {
     const { sync } = roomScreen;
     const draws = mayDraw();
@@ -51,7 +59,7 @@ export function setupRoomInput(app, roomScreen) {
     // the view remain. Looking back at the history only pauses them.
     const watchOnly = !roomScreen.mayEverDraw();
     $('room-tools').dataset.watchOnly = String(watchOnly);
-    for (const id of ['room-mode-draw', 'room-swatches', 'room-color-custom', 'room-brushes', 'room-undo', 'room-note']) $(id).hidden = watchOnly;
+    for (const id of ['room-mode-draw', 'room-tools-toggle', 'room-swatches', 'room-color-custom', 'room-brushes', 'room-undo', 'room-note']) $(id).hidden = watchOnly;
     $('room-hue').closest('label').hidden = watchOnly;
     for (const control of $('room-tools').querySelectorAll('[data-needs-draw]')) control.disabled = !draws;
     $('room-clear').hidden = role() !== 'owner';

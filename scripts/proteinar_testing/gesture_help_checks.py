@@ -91,7 +91,10 @@ const small = controls.filter(e => !(e.tagName === 'A' && inline(e))).map(e => {
 // sized to the viewport"). A phone then widens the page to fit it (innerWidth follows): the screen's width is the measure.
 const wide = document.documentElement.scrollWidth > screenWidth
   ? [...document.querySelectorAll('main *')].filter(e => e.getClientRects().length && e.getBoundingClientRect().right > screenWidth + 1).map(e => e.outerHTML.slice(0, 60)).slice(0, 3) : [];
-return { unnamed, small, wide, count: controls.length };"""
+// Ids used twice: the page reads the first, whatever a person changed in the second (a room's settings once).
+const seen = new Map(); for (const e of document.querySelectorAll('[id]')) seen.set(e.id, (seen.get(e.id) ?? 0) + 1);
+const duplicates = [...seen].filter(([, n]) => n > 1).map(([id]) => id);
+return { unnamed, small, wide, duplicates, top: Math.round(window.scrollY), count: controls.length };"""
 
 
 def check_gestures_and_help(base, check, docs, keep_csp):
@@ -220,6 +223,15 @@ def check_gestures_and_help(base, check, docs, keep_csp):
             audit(screen)
         check("phone: Help on Explore, Build, Draw together, Library and Map opens and speaks of that screen", missing == {}, str(missing))
 
+        # Each screen opens at its top, however far down the one before was scrolled.
+        tops = {}
+        for screen in ["explore", "library", "build", "draw", "map", "explore"]:
+            js("window.scrollTo(0, document.documentElement.scrollHeight)")
+            js("location.hash = arguments[0]", f"#/{screen}")
+            wait(f"return !document.getElementById('view-{screen}').hidden", 10)
+            tops[screen] = js("return Math.round(window.scrollY)")
+        check("phone: each screen opens at its top (not where the screen before was scrolled to)", all(v == 0 for v in tops.values()), str(tops))
+
         # The Menu's Help opens at its top, with the current screen's help first.
         b.go(f"{base}/#/build")
         wait("return !document.getElementById('view-build').hidden", 10)
@@ -248,6 +260,15 @@ def check_gestures_and_help(base, check, docs, keep_csp):
             said = wait("const d = document.getElementById('help-room'); return d.open && d.textContent", 5) or ""
             check("phone: a room's Help speaks of drawing, Undo, Note and AR",
                   all(w in said for w in ["draw", "Undo", "Note", "AR"]), said[:200] or js("return location.hash"))
+            bar = js("return [document.getElementById('room-tools').getBoundingClientRect().height, innerHeight]")
+            click("#room-tools-toggle")
+            folded = js("""const t = document.getElementById('room-tools'); return [t.getBoundingClientRect().height,
+                           getComputedStyle(document.getElementById('room-swatches')).display, document.getElementById('room-tools-toggle').textContent,
+                           getComputedStyle(document.getElementById('room-mode-draw')).display]""")
+            click("#room-tools-toggle")
+            check("phone: the room's toolbar takes at most a quarter of the screen, and Fewer tools folds it to Draw and Move",
+                  bool(bar and bar[0] <= 0.25 * bar[1] and folded and folded[1] == "none" and folded[2] == "More tools" and folded[3] != "none"),
+                  f"{bar} {folded}")
             audit("a room")
         else:
             audits["signing in"] = {"unnamed": ["(could not register to see a room)"], "small": [], "wide": [], "count": 0}
@@ -258,6 +279,8 @@ def check_gestures_and_help(base, check, docs, keep_csp):
         check("phone: every visible control on the main screens has an accessible name", counted > 50 and unnamed == {}, str(unnamed))
         wide = {k: v["wide"] for k, v in audits.items() if v.get("wide")}
         check(f"phone: no screen is wider than the phone ({WIDTH} px)", wide == {}, str(wide))
+        duplicates = {k: v["duplicates"] for k, v in audits.items() if v.get("duplicates")}
+        check("phone: no element id is used twice on any screen", duplicates == {}, str(duplicates))
         check(f"phone: every visible control on the main screens is at least {MIN_TARGET_PX} px each way (links inside sentences aside)",
               counted > 50 and small == {}, str(small))
     finally:
