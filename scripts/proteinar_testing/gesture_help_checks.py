@@ -223,6 +223,12 @@ def check_gestures_and_help(base, check, docs, keep_csp):
             audit(screen)
         check("phone: Help on Explore, Build, Draw together, Library and Map opens and speaks of that screen", missing == {}, str(missing))
 
+        # The top bar keeps the app's name whole beside Camera, Record and Exit.
+        b.go(f"{base}/#/explore/{here}")
+        wait("return !document.getElementById('camera-button').hidden", 60)
+        brand = js("const a = document.querySelector('.topbar .brand'); return [a.scrollWidth, a.clientWidth]")
+        check("phone: the top bar shows the name “ProteinAR” whole beside Camera, Record and Exit", bool(brand and brand[0] <= brand[1]), str(brand))
+
         # Each screen opens at its top, however far down the one before was scrolled.
         tops = {}
         for screen in ["explore", "library", "build", "draw", "map", "explore"]:
