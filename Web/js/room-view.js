@@ -403,6 +403,8 @@ export function setupRoomScreen(app) {
     try {
       const updated = await api.updateRoom(roomID, { isPublic: $('room-settings-public').checked, guestsMayDraw: $('room-settings-guests-draw').checked });
       showRoom({ ...updated, role: room?.role ?? updated.role });
+      // Said beside the Save button, where the eye is, and on the status line for screen readers.
+      $('room-settings-said').textContent = 'Saved.';
       say('Saved. People who are here now see the change when they next join.');
     } catch (error) {
       say(error.message, { error: true });

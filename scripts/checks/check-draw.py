@@ -195,8 +195,10 @@ try:
     ada.click("#room-settings button[type=submit]")
     ada.wait("return document.getElementById('status').textContent.startsWith('Saved')", 20)
     saved = server_room()
-    check("the owner's room settings are saved: after Save the server says guests may draw",
-          saved.get("guestsMayDraw") is True and saved.get("isPublic") is True, str({k: saved.get(k) for k in ("isPublic", "guestsMayDraw")}))
+    check("the owner's room settings are saved: after Save the server says guests may draw, and “Saved.” shows beside Save",
+          saved.get("guestsMayDraw") is True and saved.get("isPublic") is True
+          and ada.js("return document.getElementById('room-settings-said').textContent") == "Saved.",
+          str({k: saved.get(k) for k in ("isPublic", "guestsMayDraw")}))
     ada.js("document.getElementById('status').textContent = ''")
     ada.click("#room-settings-guests-draw")
     ada.click("#room-settings button[type=submit]")
