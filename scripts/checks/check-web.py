@@ -295,6 +295,15 @@ try:
     check("a name typed in the ID box is searched for (results, no error)", bool(found),
           str(js("return document.getElementById('status').textContent")))
 
+    # A wide screen: the view beside the controls, not one stretched column.
+    b.wd("POST", b.s + "/window/rect", {"width": 1280, "height": 800})
+    side = wait("""const v = document.querySelector('#view-explore .stage').getBoundingClientRect(), f = document.getElementById('get-form').getBoundingClientRect();
+                   return innerWidth >= 1100 && [Math.round(v.left), Math.round(f.right), Math.round(v.height), innerHeight, document.documentElement.scrollWidth <= innerWidth]""", 10)
+    check("at 1280 × 800 Explore puts the 3D view beside its controls, most of the window high, with nothing wider than the window",
+          bool(side and side[0] >= side[1] and side[2] >= 0.6 * side[3] and side[4]), str(side))
+    shot("explore-desktop")
+    b.wd("POST", b.s + "/window/rect", {"width": 900, "height": 1200})
+
     # Desktop AR: an explanation and a QR code of the page that a phone can scan.
     b.go(base + "/#/explore/1AKE")
     back = wait("return document.getElementById('status').textContent.startsWith('1AKE')", 90)
