@@ -10,7 +10,7 @@ public enum ColorScheme: String, CaseIterable, Sendable {
     case element
     /// A categorical palette by chain index.
     case chain
-    /// Helix, strand, turn and coil in Mol*'s colours; nucleic acids in DNA/RNA colours.
+    /// Helix, strand and turn in Mol*'s colours, coil in grey; nucleic acids in DNA/RNA colours.
     case secondaryStructure = "secondary-structure"
     /// Acidic, basic, polar, hydrophobic and special amino acids; nucleotides by base.
     case residueType = "residue-type"
@@ -189,7 +189,8 @@ enum ColorMath {
         case .piHelix: return SRGB.linear(hex: 0x600080)
         case .strand, .bridge: return SRGB.linear(hex: 0xFFC800)
         case .turn: return SRGB.linear(hex: 0x6080FF)
-        case .coil, .bend, .polyproline: return SRGB.linear(hex: 0xFFFFFF)
+        // Mid grey, not Mol*'s white: a coil must show on the white view (3:1 against it).
+        case .coil, .bend, .polyproline: return SRGB.linear(hex: 0x949494)
         }
     }
 

@@ -70,13 +70,15 @@ public enum PieceKind: String, Sendable, CaseIterable, Codable {
         }
     }
 
-    /// The piece's colour in the web app and in the built model's default colouring.
+    /// The piece's colour in the web app and in the pieces' model: the colours of the secondary
+    /// structure the built model shows (a helix magenta, a sheet yellow, a coil grey), so a
+    /// piece's button, its place in the list and what it becomes look alike.
     public var color: String {
         switch self {
-        case .helix: "#d9534f"
-        case .strand: "#f0ad4e"
-        case .flexibleCoil: "#8c8c8c"
-        case .rigidCoil: "#5b7bd5"
+        case .helix: "#ff0080"
+        case .strand: "#ffc800"
+        case .flexibleCoil: "#949494"
+        case .rigidCoil: "#6080ff"
         }
     }
 }

@@ -88,7 +88,7 @@ function el(tag, attributes = {}, ...children) {
   return node;
 }
 
-// Styles through the CSSOM ({'--piece': '#d9534f'}), never a style attribute, which the page's
+// Styles through the CSSOM ({'--piece': '#ff0080'}), never a style attribute, which the page's
 // Content-Security-Policy (style-src 'self') refuses.
 function setStyle(node, style) {
   const entries = typeof style === 'string'

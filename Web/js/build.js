@@ -12,10 +12,10 @@ import { mat4, quat } from './math.js';
 // One name for each piece everywhere (its button, the list, the verdict: the engine's
 // `PieceKind.displayName`).
 export const PIECES = {
-  'flexible-coil': { name: 'Flex coil', color: '#8c8c8c', length: 4 },
-  'rigid-coil': { name: 'Rigid coil', color: '#5b7bd5', length: 4 },
-  helix: { name: 'Helix', color: '#d9534f', length: 14 },
-  strand: { name: 'Sheet', color: '#f0ad4e', length: 6 },
+  'flexible-coil': { name: 'Flex coil', color: '#949494', length: 4 },
+  'rigid-coil': { name: 'Rigid coil', color: '#6080ff', length: 4 },
+  helix: { name: 'Helix', color: '#ff0080', length: 14 },
+  strand: { name: 'Sheet', color: '#ffc800', length: 6 },
 };
 
 /**
