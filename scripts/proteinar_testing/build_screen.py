@@ -19,6 +19,7 @@ def set_length(browser, index, value):
 def check_build_screen(b, base, check, canvas, shot):
     """`canvas`: a script answering [drawn pixels, hash, pixels] of the Build screen's 3D view."""
     js, wait, click = b.js, b.wait, b.click
+    b.console()  # what was logged before Build is not Build's
     b.go(base + "/#/build")
     wait("return !document.getElementById('view-build').hidden")
     check("Build: no pieces, no See pieces in AR", js("return !document.getElementById('build-pieces-ar-button')"))
@@ -68,6 +69,10 @@ def check_build_screen(b, base, check, canvas, shot):
     check("Build: Try again writes the next seed in the Seed box, says so, and builds a valid protein again",
           bool(again and js("return document.getElementById('build-seed').value") == "2" and said and link and "seed=2" in link
                and verdict and "Congratulations" in verdict), f"{again} / {said} / {first} -> {link} / {verdict}")
+
+    # Building as a person does logs nothing in the console (HEAD of the design's files once gave 404s).
+    logged = [m["message"][:160] for m in b.console() if m.get("level") in ("SEVERE", "WARNING")]
+    check("Build: pieces, Try, Keep and Try again log no errors in the console (no failed requests)", logged == [], "\n  ".join(logged[:5]))
 
     # An impossible design: two long helices and a 1-residue coil. No Try again: the seed cannot help.
     for index, value in [(0, 20), (1, 1), (2, 20)]: set_length(b, index, value)
