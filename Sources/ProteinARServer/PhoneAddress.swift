@@ -14,7 +14,7 @@ struct PhoneAddress: Sendable {
 
     func register(on api: RouterGroup<ServerContext>) {
         api.get("phone-address") { request, _ in
-            let answer = address(hostHeader: request.headers[.host] ?? request.head.authority)
+            let answer = address(hostHeader: request.head.authority)
             var body = JSONText.render(.object([("address", answer.map { .string($0) } ?? .null),
                                                 ("source", .string(publicURL != nil ? "public-url" : answer != nil ? "network" : "none"))]))
             if answer == nil {
