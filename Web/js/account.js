@@ -116,7 +116,7 @@ export function setupAccount(app) {
       // The server's first account runs it: say what that means the first time, not in silence.
       const first = busyText === 'Registering…' && account.role === 'admin';
       say(first ? `Signed in as ${account.name}. You are this server's administrator (its first account): you may delete any molecule, and are asked first each time.`
-        : `Signed in as ${account.name}${account.role === 'admin' ? ' (administrator)' : ''}.`);
+        : `Signed in as ${account.name}${account.role === 'admin' ? ' (administrator)' : ''}.`, { carry: true });
       location.hash = next;
     } catch (failure) {
       // The server's words: "wrong e-mail or password", "an account with this e-mail exists", …

@@ -29,12 +29,15 @@ let build = null;
 /** Says `message` in the status line; `action`, an element (a link to sign in, say), follows it. */
 // `details`: the technical words (the server's own message), behind a "Details" disclosure: the
 // line itself says what happened and what to do next, in a sentence.
-function say(message, { error = false, action = null, details = null } = {}) {
+// `carry`: said just before moving to another screen, for that screen (the line is otherwise
+// cleared when the screen changes).
+function say(message, { error = false, action = null, details = null, carry = false } = {}) {
   const more = details && details !== message
     ? [' ', el('details', { class: 'status-details' }, el('summary', {}, 'Details'), el('span', {}, details))] : [];
   status.replaceChildren(message ?? '', ...(action ? [' ', action] : []), ...more);
   status.classList.toggle('error', error);
   delete status.dataset.busy;
+  if (carry) status.dataset.carry = ''; else delete status.dataset.carry;
 }
 
 // ---- A busy server: api.js waits and tries again (whenFree); the status line says how long ----
@@ -107,7 +110,8 @@ function route() {
   if (view !== shownView) {
     // Another screen opens at its top, and what the status line said belonged to the one left.
     window.scrollTo(0, 0);
-    if (shownView !== null && status.dataset.busy === undefined) say('');
+    if (status.dataset.carry !== undefined) delete status.dataset.carry;
+    else if (shownView !== null && status.dataset.busy === undefined) say('');
     shownView = view;
   }
   if (view === 'landing') showContinue();
@@ -268,7 +272,7 @@ async function showDownloadSize(span, url) {
     const bytes = Number(response.headers.get('Content-Length'));
     if (!response.ok || !(bytes > 0)) return;
     span.textContent = `AR model, ${formatSize(bytes)}`;
-    span.title = 'What your phone downloads to place this model in your room (before compression on the way)';
+    span.title = 'What your phone downloads to place this model in your room (as sent, compressed)';
   } catch {
     // No size shown; the links still work.
   }

@@ -177,7 +177,6 @@ export function setupExplore(app) {
     const id = text.trim();
     if (!id) return;
     if (!api.looksLikeEntryID(id)) {
-      $('search-words').value = id;
       search = { words: id, shown: 0, total: 0 };
       $('search-results').replaceChildren();
       $('search-more-row').hidden = true;

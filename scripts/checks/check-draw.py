@@ -188,8 +188,9 @@ try:
     # The owner's settings reach the server (the room's form once read the New-room form's boxes,
     # which share nothing with it now): Guests may draw, Save, then the server's own answer.
     def server_room():
-        return ada.js_async("const done = arguments[arguments.length - 1];"
-                            " fetch('/api/rooms/' + arguments[0]).then((r) => r.json()).then(done, () => done(null));", room_id) or {}
+        answer = ada.js_async("const done = arguments[arguments.length - 1];"
+                              " fetch('/api/rooms/' + arguments[0] + '?state=none').then((r) => r.json()).then(done, () => done(null));", room_id)
+        return (answer or {}).get("room") or {}
     ada.wait("return !document.getElementById('room-settings').hidden", 20)
     ada.click("#room-settings-guests-draw")
     ada.click("#room-settings button[type=submit]")

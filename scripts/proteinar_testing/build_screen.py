@@ -26,7 +26,7 @@ def check_build_screen(b, base, check, canvas, shot):
     for kind in ["helix", "flexible-coil", "helix"]:
         click(f"#view-build .piece[data-kind='{kind}']")
     listed = wait("const l = document.querySelectorAll('#build-pieces li'); return l.length === 3 && [...l].map(li => li.textContent).join(' | ')", 10)
-    check("Build: the piece buttons add pieces to the list", bool(listed and "Helix" in listed and "Coil" in listed), str(listed))
+    check("Build: the piece buttons add pieces to the list", bool(listed and "Helix" in listed and "Flex coil" in listed), str(listed))
     names = js("return [...document.querySelectorAll('#view-build .piece')].map((b) => [b.textContent.trim(), b.dataset.kind])")
     check("Build: a piece has its button's name in the list (Flex coil, not Coil)",
           bool(listed and "Flex coil" in listed) and ["Flex coil", "flexible-coil"] in names and ["Sheet", "strand"] in names, str(listed))

@@ -167,12 +167,12 @@ def check_capture(base, check, keep_csp):
         said = js(STATUS)
         js("window.__frames = 0")
         time.sleep(1.0)
-        frames = js("return window.__frames")
+        frames = js("return window.__frames")  # a still view drew none before; SwiftShader manages a few a second
         phone.click("#record-button")
         stopped = wait("return window.__rec.last.state === 'inactive' && document.getElementById('capture').open", 10)
         js("document.getElementById('capture').close()")
         check("a tap on Record starts filming (one way, said once: “tap Stop to finish”), the next tap stops it; a still model keeps drawing meanwhile",
-              bool(started and stopped and frames >= 10 and "tap Stop to finish" in said and "Hold" not in said), f"{started} {stopped} {frames} frames in 1 s, {said!r}")
+              bool(started and stopped and frames >= 3 and "tap Stop to finish" in said and "Hold" not in said), f"{started} {stopped} {frames} frames in 1 s, {said!r}")
 
         # No MediaRecorder, then no captureStream: Record says why, in the status line.
         js("delete window.MediaRecorder")
