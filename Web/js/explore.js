@@ -184,6 +184,9 @@ export function setupExplore(app) {
       return;
     }
     $('entry-id').blur();  // closes the phone's keyboard
+    // An ID opens its entry: results of an earlier search are not what is shown now.
+    $('search-results').hidden = true;
+    $('search-more-row').hidden = true;
     // Looking is not adding: the library's copy when it has one, else the archive's, for anyone.
     try {
       const m = await fromArchive(id);
