@@ -14,16 +14,16 @@ struct PhoneAddress: Sendable {
 
     func register(on api: RouterGroup<ServerContext>) {
         api.get("phone-address") { request, _ in
-            let answer = address(hostHeader: request.head.authority)
-            var body = JSONText.render(.object([("address", answer.map { .string($0) } ?? .null),
-                                                ("source", .string(publicURL != nil ? "public-url" : answer != nil ? "network" : "none"))]))
-            if answer == nil {
+            let fields: [(String, JSONText.Value)]
+            if let answer = address(hostHeader: request.head.authority) {
+                fields = [("address", .string(answer)), ("source", .string(publicURL != nil ? "public-url" : "network"))]
+            } else {
                 let reason = loopbackOnly
                     ? "The server listens on \(listensOn) only, which no phone can reach: start it with --host 0.0.0.0 (or --public-url)."
                     : "This computer has no network address a phone could reach: start the server with --public-url, or open the page by the computer's address on the network."
-                body = JSONText.render(.object([("address", .null), ("source", .string("none")), ("reason", .string(reason))]))
+                fields = [("address", .null), ("source", .string("none")), ("reason", .string(reason))]
             }
-            var response = Responses.json(body)
+            var response = Responses.json(JSONText.render(.object(fields)))
             response.headers[.cacheControl] = "no-store"
             return response
         }
