@@ -175,11 +175,20 @@ struct DesignRoutes: Sendable {
             .object([("kind", .string(piece.kind.rawValue)), ("name", .string(piece.kind.displayName)), ("length", .int(piece.length)),
                      ("first", .int(range.lowerBound + 1)), ("last", .int(range.upperBound)), ("color", .string(piece.kind.color))])
         }
+        // A refused design's model lights what the refusal is about and dims the rest.
+        var model = query
+        if let marked = design.verdict.markedSelection {
+            var components = URLComponents()
+            components.queryItems = [URLQueryItem(name: "highlight", value: marked)]
+            model += "&" + (components.percentEncodedQuery ?? "")
+        }
+        let marked: [JSONText.Value] = design.verdict.marked.map { .object([("first", .int($0.lowerBound + 1)), ("last", .int($0.upperBound))]) }
         var fields: [(String, JSONText.Value)] = [
             ("name", .string(spec.name)),
             ("valid", .bool(design.verdict.isValid)),
             ("message", .string(design.verdict.message)),
             ("reasons", .array(design.verdict.reasons.map { .string($0) })),
+            ("marked", .array(marked)),
             ("motifs", .array(motifs)),
             ("pieces", .array(pieces)),
             ("residues", .int(spec.residueCount)),
@@ -189,7 +198,7 @@ struct DesignRoutes: Sendable {
             ("secondaryStructure", .string(String(design.secondaryStructure.map(\.letter)))),
             ("links", .object([
                 ("pdb", .string("/api/designs/design.pdb?\(query)")), ("cif", .string("/api/designs/design.cif?\(query)")),
-                ("glb", .string("/api/designs/model.glb?\(query)")), ("usdz", .string("/api/designs/model.usdz?\(query)")),
+                ("glb", .string("/api/designs/model.glb?\(model)")), ("usdz", .string("/api/designs/model.usdz?\(model)")),
             ])),
         ]
         if let saved { fields.append(("molecule", MoleculeJSON.value(saved))) }

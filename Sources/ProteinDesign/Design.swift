@@ -25,6 +25,28 @@ public struct Verdict: Sendable, Equatable {
     /// Why it cannot be made: which pieces clash, which coil is too short to turn, ….
     public var reasons: [String]
     public var motifs: [Motif]
+    /// The residues a refusal is about (0-based, in chain order, sorted and apart): the pieces that
+    /// clash, the strands with no partner, the coil too short to turn. Empty for a valid design.
+    public var marked: [Range<Int>] = []
+
+    /// The marked residues as a selection of chain A (residue numbers from 1), e.g. `A:3-9,A:20-22`,
+    /// for a model that lights them and dims the rest; nil when nothing is marked.
+    public var markedSelection: String? {
+        marked.isEmpty ? nil : marked.map { "A:\($0.lowerBound + 1)-\($0.upperBound)" }.joined(separator: ",")
+    }
+
+    /// Ranges sorted, and those that overlap or touch joined.
+    static func merged(_ ranges: [Range<Int>]) -> [Range<Int>] {
+        var out: [Range<Int>] = []
+        for r in ranges.filter({ !$0.isEmpty }).sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = out.last, r.lowerBound <= last.upperBound {
+                out[out.count - 1] = last.lowerBound..<max(last.upperBound, r.upperBound)
+            } else {
+                out.append(r)
+            }
+        }
+        return out
+    }
 }
 
 /// A super-secondary motif the design contains, with a real protein that has one where the library holds it.

@@ -21,11 +21,15 @@ extension Builder {
 
     func verdict(secondaryStructure: [SecondaryStructureCode], sideChains: SideChains, libraryIDs: Set<String>) -> Verdict {
         var reasons: [String] = []
+        // The residues each reason is about (the clash, the strands with no partner), lit in the refused model.
+        var marked: [Range<Int>] = []
+        func near(_ r: Int) -> Range<Int> { max(0, r - 1)..<min(chain.count, r + 2) }
         if elements.isEmpty {
             reasons.append("a chain of coils has no shape of its own to hold together: add a Helix or a Sheet")
         }
         // Two strands with nothing between them are one straight strand, which pairs with nothing.
         for p in spec.pieces.indices.dropFirst() where spec.pieces[p].kind == .strand && spec.pieces[p - 1].kind == .strand {
+            marked += [spec.pieceRanges[p - 1], spec.pieceRanges[p]]
             reasons.append("\(pieceName(p - 1)) and \(pieceName(p)) have no coil between them, so they make one straight strand with no partner: put a Flex coil of 2 residues between pieces \(p) and \(p + 1) so the chain turns back and the two lie side by side (a β-hairpin)")
         }
         for var junction in junctions {
@@ -39,17 +43,22 @@ extension Builder {
             let coilWords = junction.coil.isEmpty || junction.element == nil ? "with no coil before it"
                 : "after the \(junction.coil.count)-residue \(coilName(junction.coilPieces))"
             let subject = junction.element.map { elementName(elements[$0]) } ?? "the final coil"
+            let subjectResidues = junction.element.map { elements[$0].residues } ?? junction.coil
             if junction.clashes > 0 {
+                marked += [subjectResidues] + (junction.clashPartner.map { [near($0)] } ?? [])
                 let partner = junction.clashPartner.map { " into \(pieceName(pieceOfResidue[$0]))" } ?? ""
                 reasons.append(junction.coil.isEmpty ? "\(subject) clashes\(partner)"
                                : junction.element == nil ? "\(subject) clashes\(partner), whatever shape it takes"
                                : "\(subject) clashes\(partner) \(coilWords), whatever shape the coil takes")
             } else if !junction.packed {
+                marked.append(subjectResidues)
                 reasons.append("\(subject) does not pack against the pieces before it \(coilWords)")
             } else if !junction.paired, let e = junction.element {
+                marked += [elements[e - 1].residues, elements[e].residues]
                 reasons.append("\(subject) does not pair with \(elementName(elements[e - 1])): across the \(junction.coil.count)-residue \(coilName(junction.coilPieces)) their backbones do not line up to hold each other with hydrogen bonds, as the two sides of a sheet do")
             }
             if let e = junction.element, e > 0 {
+                marked.append(junction.coil.isEmpty ? near(elements[e].residues.lowerBound) : junction.coil)
                 if junction.coil.isEmpty {
                     reasons.append("the chain cannot turn without a coil between two pieces: add one")
                 } else if junction.coil.count < 2 {
@@ -62,6 +71,7 @@ extension Builder {
         // The backbone holds, but a side chain finds no rotamer with room for it.
         if reasons.isEmpty, let (r, partner) = sideChains.worst {
             func residue(_ i: Int) -> String { "\(Self.residueNames[chain.sequence[i]]?.capitalized ?? "residue") \(i + 1)" }
+            marked += [near(r), near(partner)]
             reasons.append("the side chain of \(residue(r)) in \(pieceName(pieceOfResidue[r])) has no room against \(residue(partner)) in \(pieceName(pieceOfResidue[partner])), whatever rotamer it takes")
         }
         let isValid = reasons.isEmpty
@@ -69,7 +79,7 @@ extension Builder {
             ? "Congratulations, you have created a new protein made of \(spec.name)"
             : "Sorry, this combination cannot be made"
         return Verdict(isValid: isValid, message: message, reasons: reasons,
-                       motifs: isValid ? motifs(libraryIDs: libraryIDs) : [])
+                       motifs: isValid ? motifs(libraryIDs: libraryIDs) : [], marked: isValid ? [] : Verdict.merged(marked))
     }
 
     /// Super-secondary motifs the built design contains.

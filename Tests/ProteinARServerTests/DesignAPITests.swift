@@ -85,6 +85,12 @@ struct DesignAPITests {
         #expect(impossible.status == 200 && impossible.json["valid"] as? Bool == false)
         #expect(impossible.json["message"] as? String == "Sorry, this combination cannot be made")
         #expect((impossible.json["reasons"] as? [String])?.contains { $0.contains("too short to turn") } == true)
+        // Its model lights what the refusal is about (the marked residues) and dims the rest.
+        let marked = impossible.json["marked"] as? [[String: Any]] ?? []
+        let glb = (impossible.json["links"] as? [String: Any])?["glb"] as? String ?? ""
+        #expect(marked.contains { ($0["first"] as? Int ?? 99) <= 21 && 21 <= ($0["last"] as? Int ?? 0) }, "\(marked)")
+        #expect(glb.contains("highlight=A:"), "\(glb)")
+        #expect(try await server.get(glb).status == 200)
 
         for (body, expected) in [
             (#"{"pieces": "helix:14,wing:3"}"#, "is not a piece"),

@@ -81,6 +81,12 @@ struct ProteinDesignTests {
         #expect(!kinked.verdict.isValid)
         #expect(kinked.verdict.message == "Sorry, this combination cannot be made")
         #expect(kinked.verdict.reasons.contains { $0.contains("too short to turn") }, "\(kinked.verdict.reasons)")
+        // The refusal marks what it is about: the 1-residue coil (residue 21) among the residues lit.
+        #expect(kinked.verdict.marked.contains { $0.contains(20) }, "\(kinked.verdict.marked)")
+        #expect(kinked.verdict.markedSelection?.hasPrefix("A:") == true)
+        #expect(hth.verdict.marked.isEmpty && hth.verdict.markedSelection == nil)
+        let twoStrands = try Self.build("strand:6,strand:6")
+        #expect(twoStrands.verdict.marked == [0..<12], "the strands with no partner: \(twoStrands.verdict.marked)")
 
         let straight = try Self.build("helix:14,strand:6")
         #expect(!straight.verdict.isValid)

@@ -163,6 +163,11 @@ export function setupBuild(app) {
     if (answer.reasons.length) items.push(el('ul', {}, ...answer.reasons.map((r) => el('li', {}, r))));
     // Another seed only picks another shape among those that hold together: say so rather than offer it.
     if (!answer.valid) items.push(el('p', { class: 'meta' }, 'Another seed gives the same verdict: change the pieces or their lengths instead.'));
+    // The attempt is shown only to explain the refusal: what it is about is lit, the rest dimmed.
+    if (!answer.valid && answer.marked?.length) {
+      const where = answer.marked.map(({ first, last }) => (first === last ? `${first}` : `${first}–${last}`)).join(', ');
+      items.push(el('p', { id: 'build-marked' }, `In the view, the failed attempt: residues ${where} (what the refusal is about) are lit, the rest is greyed.`));
+    }
     for (const motif of answer.motifs) {
       items.push(el('p', {}, `It contains a ${motif.name} (pieces ${motif.pieces.join(', ')})${motif.note ? `: ${motif.note}` : ''}.`,
         motif.example ? el('span', {}, ' A real one: ', el('a', { href: `#/explore/${motif.example.id}` }, motif.example.id), `, where ${motif.example.note}.`) : null));

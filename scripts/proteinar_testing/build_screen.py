@@ -2,6 +2,8 @@
 AR link before Try, the Seed under More options, Try and its verdict, Try again (the next seed, valid
 again), Keep in the library, an impossible combination (no Try again: the verdict does not depend on
 the seed) and a length out of range. The browser is signed in (Keep needs an account)."""
+import time
+
 
 PIECES_USDZ = "/api/designs/pieces.usdz?pieces=helix%3A14%2Cflexible-coil%3A4%2Chelix%3A14"
 
@@ -84,6 +86,14 @@ def check_build_screen(b, base, check, canvas, shot):
                    " && !document.querySelector('#build-ar-slot a[download]')", 10)
     check("Build: a refused design is not offered as a model to take away (no View in AR, no USDZ or GLB)", bool(offered),
           str(js("return document.getElementById('build-ar-slot')?.innerHTML.slice(0, 200)")))
+    marked = wait("const m = document.getElementById('build-marked'); return m && m.textContent", 10)
+    lit = js("return performance.getEntriesByType('resource').map((r) => r.name).filter((n) => n.includes('/api/designs/model.glb') && n.includes('highlight=')).pop() || null")
+    if marked:
+        time.sleep(1.0)  # the lit model drawn
+        b.js("document.getElementById('build-verdict').scrollIntoView({ block: 'start' })")
+        shot("build-refused")
+    check("Build: the refused attempt is shown only to explain it: the view lights the residues the refusal is about (the 1-residue coil, 21) and greys the rest",
+          bool(marked and "21" in marked and "lit" in marked and lit), f"{marked!r} / {lit}")
     check("Build: after an impossible combination Try again is not offered, and the banner says another seed would not help",
           bool(verdict and "Another seed gives the same verdict" in verdict and js("return document.getElementById('build-again').hidden")), str(verdict))
     # A piece length out of range is refused in the page.
