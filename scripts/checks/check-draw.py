@@ -420,6 +420,20 @@ try:
     key = guest.js("return localStorage.getItem('proteinar-guest-key')")
     check("a guest may watch: the status line says live and read-only, and no drawing tools are shown (Move stays)",
           bool(st and "read-only" in st and disabled and key and 16 <= len(key) <= 64), f"{st!r} no tools={disabled} key={key!r}")
+    # The owner's settings change reaches the other clients live: ticking "Guests may draw" in the
+    # room's settings gives the watching guest the drawing tools, with no reload; unticking takes them away.
+    ada.go(f"{base}/#/draw/{watch_id}")
+    wait_live(ada)
+    ada.wait("return !document.getElementById('room-settings').hidden", 20)
+    ada.click("#room-settings-guests-draw")
+    ada.click("#room-settings button[type=submit]")
+    TOOLS = "const e = document.getElementById('room-mode-draw'); return !e.hidden && e.offsetParent !== null && document.getElementById('room-facts').textContent"
+    given = guest.wait(TOOLS.replace("return !e.hidden", "return !e.hidden && document.getElementById('room-facts').textContent.includes('guests may draw')"), 20)
+    ada.click("#room-settings-guests-draw")
+    ada.click("#room-settings button[type=submit]")
+    taken = guest.wait("const e = document.getElementById('room-mode-draw'); return (e.hidden || e.offsetParent === null) && document.getElementById('room-facts').textContent.includes('guests watch')", 20)
+    check("the owner's settings reach the other clients live: Guests may draw gives the watching guest the drawing tools, unticking takes them away",
+          bool(given and taken), f"{given!r} / {taken!r} / " + str(guest.js("return document.getElementById('room-facts').textContent")))
 
     # ---- The map: tiles cannot load here, so the list by distance is what shows ----
     ada.go(base + "/?map#/map")  # a fresh page load
