@@ -102,14 +102,18 @@ function setStyle(node, style) {
 
 // ---- Routing ----
 let shownView = null;
+let shownAddress = null;
 function route() {
   const [, name = '', arg] = location.hash.split('/');
   // #/draw lists the rooms; #/draw/ROOMID is one room.
   const view = name === 'draw' && arg ? 'room' : views.includes(name) && name !== 'room' ? name : 'landing';
   for (const v of views) $(`view-${v}`).hidden = v !== view;
+  // Another screen, or another molecule or room on the same one, opens at its top.
+  const address = `${view}/${arg ?? ''}`;
+  if (address !== shownAddress) window.scrollTo(0, 0);
+  shownAddress = address;
   if (view !== shownView) {
-    // Another screen opens at its top, and what the status line said belonged to the one left.
-    window.scrollTo(0, 0);
+    // What the status line said belonged to the screen left.
     if (status.dataset.carry !== undefined) delete status.dataset.carry;
     else if (shownView !== null && status.dataset.busy === undefined) say('');
     shownView = view;

@@ -429,7 +429,7 @@ export function setupExplore(app) {
     }
     if (current?.id !== id || current.inLibrary === false) return;
     slot.replaceChildren(account.keepButton(id, kept, { label: `Keep ${id} in My molecules`, text: 'Keep in My molecules' }),
-      ' ', el('a', { href: '#/library/mine' }, 'My molecules'));
+      ' ', el('a', { href: '#/library/mine', class: 'button' }, 'My molecules'));
   }
 
   return {
