@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Molecule
 
@@ -35,6 +36,16 @@ struct WriterTests {
         let back = try StructureReader.read(bytes: text, fileName: "roundtrip.pdb")
         #expect(back.sourceFormat == .pdb)
         Self.expectSameAtoms(s, back)
+    }
+
+    @Test("a PDB title is ASCII: Greek letters spelled, accents and typographic marks plain, other scripts transliterated, one ? per character left")
+    func asciiTitle() throws {
+        var s = try Fixtures.read("1LCD.pdb")
+        s.metadata.title = "β-lactamase with bis(adenosine)-5′-pentaphosphate, “naïve” Ångström – 漢 🧬"
+        let text = String(decoding: PDBWriter.writeBytes(s), as: UTF8.self)
+        let title = text.split(separator: "\n").filter { $0.hasPrefix("TITLE") }.map { $0.dropFirst(10).trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        #expect(title == "BETA-lactamase with bis(adenosine)-5'-pentaphosphate, \"naive\" Angstrom - han ?", "\(title)")
+        #expect(text.utf8.allSatisfy { $0 < 0x80 })
     }
 
     @Test("mmCIF round trip", arguments: files)

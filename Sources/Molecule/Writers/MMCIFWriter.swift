@@ -3,7 +3,8 @@ import TextOutput
 /// Writes a structure as PDBx/mmCIF: `data_ID`, `_entry`, `_struct.title`, `_exptl.method`, the
 /// resolution (`_refine.ls_d_res_high`, and `_em_3d_reconstruction.resolution` for electron
 /// microscopy), `_entity`, and the `_atom_site` loop with every per-atom value the model holds.
-/// Values are quoted as CIF 1.1 requires; empty values are written as `.`.
+/// Values are quoted as CIF 1.1 requires; empty values are written as `.`; free text (title, method,
+/// entity description) is folded to ASCII, as the PDBx dictionary's `line` and `text` types are.
 enum MMCIFWriter {
     static func writeBytes(_ s: Structure) -> [UInt8] {
         let atomTotal = s.models.reduce(0) { $0 + $1.atoms.count }
@@ -24,7 +25,7 @@ enum MMCIFWriter {
             out.text("_struct.entry_id ")
             out.appendCIFValue(md.id)
             out.text("\n_struct.title ")
-            out.appendCIFValue(md.title)
+            out.appendCIFValue(ASCIIText.fold(md.title))
             out.text("\n#\n")
         }
 
@@ -33,14 +34,14 @@ enum MMCIFWriter {
             out.text("_exptl.entry_id ")
             out.appendCIFValue(md.id)
             out.text("\n_exptl.method ")
-            out.appendCIFValue(methods[0])
+            out.appendCIFValue(ASCIIText.fold(methods[0]))
             out.text("\n#\n")
         } else if methods.count > 1 {
             out.text("loop_\n_exptl.entry_id\n_exptl.method\n")
             for m in methods {
                 out.appendCIFValue(md.id)
                 out.text(" ")
-                out.appendCIFValue(m)
+                out.appendCIFValue(ASCIIText.fold(m))
                 out.text("\n")
             }
             out.text("#\n")
@@ -50,7 +51,7 @@ enum MMCIFWriter {
             out.text("_refine.entry_id ")
             out.appendCIFValue(md.id)
             out.text("\n_refine.pdbx_refine_id ")
-            out.appendCIFValue(methods.first ?? "")
+            out.appendCIFValue(ASCIIText.fold(methods.first ?? ""))
             out.text("\n_refine.ls_d_res_high ")
             out.appendCIFNumber(r)
             out.text("\n#\n")
@@ -70,7 +71,7 @@ enum MMCIFWriter {
                 out.text(" ")
                 out.appendCIFValue(e.kind.rawValue)
                 out.text(" ")
-                out.appendCIFValue(e.description, emptyAs: "?")
+                out.appendCIFValue(ASCIIText.fold(e.description), emptyAs: "?")
                 out.text("\n")
             }
             out.text("#\n")

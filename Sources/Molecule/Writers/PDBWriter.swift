@@ -58,7 +58,7 @@ enum PDBWriter {
 
     /// A record whose text runs on over continuation lines: "TITLE     text", "TITLE    2 more text".
     static func writeContinued(_ record: StaticString, _ text: String, into out: inout TextBuffer) {
-        let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" })
+        let words = ASCIIText.fold(text).split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" })
         guard !words.isEmpty else { return }
         // Greedy packing: 70 columns on the first line, 69 after the continuation number.
         var lines: [String] = []
