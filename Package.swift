@@ -40,7 +40,8 @@ let package = Package(
     targets: [
         // Vector arithmetic every module shares: standard library only.
         .target(name: "Geometry"),
-        // The one text buffer with number formatting that every text writer uses: standard library only.
+        // The one text buffer with number formatting that every text writer uses, and the one JSON
+        // string escaper: standard library only.
         .target(name: "TextOutput"),
         // The structure model, readers and writers, bonds, secondary structure, assemblies, selections.
         .target(
@@ -52,7 +53,8 @@ let package = Package(
             ],
             resources: [.copy("Resources/ccd-bonds.tsv")]
         ),
-        // Writers of any triangle scene (molecules, drawings) and the formats they write: standard library only.
+        // Writers of any triangle scene (molecules, drawings) and the formats they write; meshoptimizer
+        // (below) for GLB's meshopt compression.
         .target(name: "SceneExport", dependencies: ["CMeshOptimizer", "Geometry", "TextOutput"]),
         // Molecules as triangle meshes: representations, colour schemes, level of detail.
         // meshoptimizer from the system (Debian's libmeshoptimizer-dev): simplifies meshes that
@@ -64,9 +66,9 @@ let package = Package(
         // The builder: helix, strand and coil pieces into a polypeptide with ideal geometry, and a verdict.
         .target(name: "ProteinDesign", dependencies: ["Geometry", "Molecule"]),
         // Shared sketch rooms: rooms, permissions and the operation log, with no I/O.
-        .target(name: "SketchRooms"),
+        .target(name: "SketchRooms", dependencies: ["TextOutput"]),
         // Rooms hosted on a room-log store: durable before acknowledged, live to subscribers.
-        .target(name: "RoomHost", dependencies: ["SketchRooms", "Library"]),
+        .target(name: "RoomHost", dependencies: ["SketchRooms", "Library", .product(name: "Logging", package: "swift-log")]),
         // CPU rendering of triangle scenes to PNG pictures (previews, thumbnails).
         .target(
             name: "SceneRender",
@@ -126,7 +128,7 @@ let package = Package(
             name: "ProteinARServer",
             dependencies: [
                 "Library", "Molecule", "MoleculeLibrary", "MoleculeMesh", "PDBArchive", "ProteinDesign", "RoomHost", "RoomModels",
-                "SceneExport", "SketchRooms", "WebApp",
+                "SceneExport", "SketchRooms", "TextOutput", "WebApp",
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -178,7 +180,7 @@ let package = Package(
         .testTarget(name: "MoleculeMeshTests", dependencies: ["Geometry", "MeshChecks", "Molecule", "MoleculeMesh", "SceneExport"]),
         .testTarget(name: "RoomModelsTests", dependencies: ["Geometry", "MeshChecks", "RoomModels", "SceneExport"]),
         .testTarget(name: "ProteinDesignTests", dependencies: ["ProteinDesign", "Molecule"]),
-        .testTarget(name: "SketchRoomsTests", dependencies: ["SketchRooms"]),
+        .testTarget(name: "SketchRoomsTests", dependencies: ["SketchRooms", "TextOutput"]),
         // What several test targets share, once: scratch stores (a temporary SQLite file, a PostgreSQL
         // database from PROTEINAR_TEST_POSTGRES_URL) and bounded waits.
         .target(

@@ -1,5 +1,6 @@
 import Foundation
 import Library
+import Logging
 import SketchRooms
 
 /// Hosts drawing rooms on a library store: loads a room from its latest snapshot and the log's
@@ -8,6 +9,8 @@ import SketchRooms
 /// connections) receive accepted operations in sequence order.
 public actor RoomHost {
     public let store: any RoomLogStore
+    /// Where a snapshot that could not be saved is reported (the room loses nothing: its log holds every operation).
+    static let logger = Logger(label: "proteinar.rooms")
     /// Operations between snapshots, at least: a small room loads from at most this many log
     /// entries. A big room waits longer (`snapshotDue`), so writing snapshots costs each operation
     /// the same however big the room.
@@ -296,8 +299,12 @@ public actor RoomHost {
             // takes milliseconds that no submission should wait for.
             let state = room.state, store = store, history = historyOperations
             Task.detached(priority: .utility) {
-                guard (try? await store.saveSnapshot(roomID: id, sequence: Int64(state.sequence), json: state.snapshotJSON())) != nil
-                else { return }
+                do {
+                    try await store.saveSnapshot(roomID: id, sequence: Int64(state.sequence), json: try state.snapshotJSON())
+                } catch {
+                    Self.logger.error("room \(id): snapshot at \(state.sequence) not saved (the log keeps every operation): \(error)")
+                    return
+                }
                 // Only behind a stored snapshot: the room always loads from one and the log after it.
                 try? await Self.trimHistory(store, of: id, at: state.sequence, keeping: history)
             }

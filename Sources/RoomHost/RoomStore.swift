@@ -87,7 +87,7 @@ extension RoomHost {
         let target = sequence - UInt64(keeping)
         let state = try await replayed(store, in: id, upTo: target)
         guard state.sequence == target else { return }  // the log is not whole: leave it
-        try await store.trimOperations(roomID: id, through: Int64(target), baseJSON: state.snapshotJSON())
+        try await store.trimOperations(roomID: id, through: Int64(target), baseJSON: try state.snapshotJSON())
     }
 
     /// The room's content as stored: its latest snapshot and the log after it.

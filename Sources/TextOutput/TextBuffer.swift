@@ -86,21 +86,14 @@ public struct TextBuffer: Sendable {
     public mutating func text(_ bytes: ArraySlice<UInt8>) { bytes.withUnsafeBufferPointer { append($0) } }
 
     /// `s` in double quotes, with `"`, `\`, newline, carriage return and tab escaped as C, JSON and
-    /// USDA write them; with `escapingControls`, other control characters as `\u00XX` (JSON needs it).
+    /// USDA write them; with `escapingControls`, other control characters as `\u00XX`: a JSON
+    /// string, as `JSONString` escapes it.
     public mutating func quoted(_ s: String, escapingControls: Bool = false) {
         byte(0x22)
         for b in s.utf8 {
             switch b {
-            case 0x22: text("\\\"")
-            case 0x5C: text("\\\\")
-            case 0x0A: text("\\n")
-            case 0x0D: text("\\r")
-            case 0x09: text("\\t")
-            case 0..<0x20 where escapingControls:
-                text("\\u00")
-                byte((b >> 4) + 48)
-                let low = b & 15
-                byte(low < 10 ? 48 + low : 87 + low)
+            case 0x22, 0x5C, 0x0A, 0x0D, 0x09: text(JSONString.escape(b))
+            case 0..<0x20 where escapingControls: text(JSONString.escape(b))
             default: byte(b)
             }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SketchRooms
+import TextOutput
 
 /// Rooms without I/O: ordering, resends, undo, permissions, bad operations, snapshots.
 @Suite("Sketch rooms")
@@ -191,11 +192,24 @@ struct SketchRoomsTests {
         }
         _ = try accept(&state, teacher, "note", .addNote(id: "n1", text: "a \"quoted\" note\\ with\nlines and ünïcode", anchor: .residue(chain: "A", number: 42)))
         _ = try accept(&state, teacher, "mol", .setMolecule(MoleculePlacement(moleculeID: "1AKE", style: "surface")))
-        let decoded = try JSONDecoder().decode(RoomState.self, from: Data(state.snapshotJSON().utf8))
+        let decoded = try JSONDecoder().decode(RoomState.self, from: Data(try state.snapshotJSON().utf8))
         #expect(decoded == state)
         #expect(try JSONDecoder().decode(RoomState.self, from: JSONEncoder().encode(state)) == decoded)
         // The recent client ids came through: a resend is still recognised.
         var copy = decoded
         #expect(try copy.apply(ClientOperation(clientOpID: "c3", operation: Self.stroke("s3")), by: student, in: room) == .duplicate(sequence: 4))
+    }
+
+    @Test("the one JSON string escaper reads back as the text, for every control character, quotes, backslashes and UTF-8")
+    func jsonStrings() throws {
+        let texts = [String(decoding: (0..<0x20).map { UInt8($0) }, as: UTF8.self), "a \"b\" \\ c/d", "ünïcode 漢 🧬", "", "plain-id_42"]
+        for text in texts {
+            let quoted = JSONString.quoted(text)
+            #expect(try JSONDecoder().decode(String.self, from: Data(quoted.utf8)) == text, "\(quoted)")
+            var buffer = TextBuffer()
+            buffer.quoted(text, escapingControls: true)
+            #expect(String(decoding: buffer.bytes, as: UTF8.self) == quoted)
+        }
+        #expect(JSONString.quoted("a\u{0}b\n") == #""a\u0000b\n""#)
     }
 }
