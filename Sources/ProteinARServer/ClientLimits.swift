@@ -2,49 +2,6 @@ import Foundation
 import MoleculeLibrary
 import NIOConcurrencyHelpers
 
-/// A token bucket per key (an account, a client address): `burst` at once, then one every
-/// `interval` seconds. For uploads per hour, password hashes (bcrypt) per minute, and the points
-/// of room operations sent over HTTP.
-final class RateLimiter: Sendable {
-    let burst: Double
-    let interval: Double
-    private let buckets = NIOLockedValueBox([String: (tokens: Double, at: Date)]())
-
-    init(burst: Int, per period: TimeInterval) {
-        self.burst = Double(max(burst, 1)); interval = period / Double(max(burst, 1))
-    }
-
-    /// Takes `cost` tokens for `key` (at most the burst), or throws `tooManyRequests` saying when
-    /// they will be there ("too many `what` from `who`").
-    func take(_ key: String, cost: Double = 1, what: String, from who: String = "you") throws {
-        let now = Date()
-        let cost = min(max(cost, 0), burst)
-        let wait: Double? = buckets.withLockedValue { b in
-            var (tokens, at) = b[key] ?? (burst, now)
-            tokens = min(burst, tokens + now.timeIntervalSince(at) / interval)
-            guard tokens >= cost else {
-                b[key] = (tokens, now)
-                return (cost - tokens) * interval
-            }
-            b[key] = (tokens - cost, now)
-            // Full buckets carry no information: drop them now and then so the table stays small.
-            if b.count > 50_000 { b = b.filter { $0.value.tokens + now.timeIntervalSince($0.value.at) / interval < burst } }
-            return nil
-        }
-        if let wait {
-            throw LibraryError.tooManyRequests("too many \(what) from \(who); try again in \(Int(wait.rounded(.up))) s", retryAfter: Int(wait.rounded(.up)))
-        }
-    }
-
-    /// Gives back `cost` tokens taken for work that then never started (the server was too busy).
-    func giveBack(_ key: String, cost: Double = 1) {
-        buckets.withLockedValue { b in
-            guard let (tokens, at) = b[key] else { return }
-            b[key] = (min(burst, tokens + cost), at)
-        }
-    }
-}
-
 /// Who asks, for fair shares: an account, an anonymous browser (its signed client id) or, for a
 /// client that keeps no cookie, its address; and the address it asks from, for the address's ceiling.
 struct Client: Sendable, Hashable {
@@ -187,13 +144,8 @@ struct MinuteBudget: Sendable {
 
     /// Spends `cost` of the client's and of its address's, or throws `tooManyRequests` (taking neither).
     func spend(_ client: Client, cost: Int = 1) throws {
-        try perClient.take(client.key, cost: Double(cost), what: "\(what) (a minute's worth)")
-        do {
-            try perAddress.take(client.address, cost: Double(cost), what: "\(what) (a minute's worth)", from: "your address")
-        } catch {
-            perClient.giveBack(client.key, cost: Double(cost))
-            throw error
-        }
+        let what = "\(what) (a minute's worth)"
+        try RateLimiter.take(all: [(perClient, client.key, what, "you"), (perAddress, client.address, what, "your address")], cost: Double(cost))
     }
 
     /// Gives back `cost` of what `spend` took, for work that then never started (or cost less).
@@ -215,13 +167,8 @@ struct InvitationBudget: Sendable {
     }
 
     func spend(_ accountID: String) throws {
-        try perHour.take(accountID, what: "invitations (an hour's worth)")
-        do {
-            try perDay.take(accountID, what: "invitations (a day's worth)")
-        } catch {
-            perHour.giveBack(accountID)
-            throw error
-        }
+        try RateLimiter.take(all: [(perHour, accountID, "invitations (an hour's worth)", "you"),
+                                   (perDay, accountID, "invitations (a day's worth)", "you")])
     }
 
     /// Gives back what `spend` took, for an invitation that was then not stored.

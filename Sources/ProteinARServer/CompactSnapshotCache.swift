@@ -1,4 +1,5 @@
 import CompressNIO
+import MoleculeLibrary
 import NIOConcurrencyHelpers
 import NIOCore
 import SketchRooms
@@ -9,7 +10,7 @@ import SketchRooms
 /// deflated snapshot and the operations after it (`LiveRoomSocket.longestTail`), so a room being
 /// drawn in is not compressed again for every joiner. At most `limitBytes` in all (other rooms'
 /// entries go first); a room's forms are replaced by newer ones. Joiners arriving at once while
-/// none is kept each write one (no single flight yet).
+/// none is kept share one compression (one per room and sequence, `SharedWork`).
 final class CompactSnapshotCache: Sendable {
     /// A compact snapshot compressed once (raw DEFLATE, RFC 1951: what the browser's
     /// `DecompressionStream('deflate-raw')` reads), sent as a binary frame.
@@ -30,6 +31,9 @@ final class CompactSnapshotCache: Sendable {
 
     let limitBytes: Int
     private let entries = NIOLockedValueBox([String: Entry]())
+    /// Compressions under way, by room and sequence: joiners at once wait for the one.
+    private let compressing = SharedWork<Deflated>()
+    private let compressionCount = NIOLockedValueBox(0)
 
     init(limitBytes: Int = 32 << 20) { self.limitBytes = limitBytes }
 
@@ -48,19 +52,29 @@ final class CompactSnapshotCache: Sendable {
         entries.withLockedValue { $0[room]?.deflated }
     }
 
-    /// The room's compact snapshot at the state's sequence, deflated now or kept from before.
-    func deflated(for room: String, _ state: RoomState) throws -> Deflated {
+    /// The room's compact snapshot at the state's sequence, deflated now (once, however many ask
+    /// at the same time) or kept from before.
+    func deflated(for room: String, _ state: RoomState) async throws -> Deflated {
+        if let deflated = entries.withLockedValue({ $0[room]?.deflated }), deflated.sequence == state.sequence { return deflated }
+        return try await compressing.run("\(room)\u{0}\(state.sequence)") { [self] in try compress(room, state) }
+    }
+
+    private func compress(_ room: String, _ state: RoomState) throws -> Deflated {
         let kept = entries.withLockedValue { $0[room] }
         if let deflated = kept?.deflated, deflated.sequence == state.sequence { return deflated }
         let text = try kept?.text.flatMap { $0.sequence == state.sequence ? $0.text : nil } ?? CompactSnapshot.text(state)
         var plain = ByteBuffer(string: text)
         let deflated = Deflated(sequence: state.sequence, bytes: try plain.compress(with: .deflate()), textBytes: text.utf8.count)
+        compressionCount.withLockedValue { $0 += 1 }
         keep(room) { entry in
-            // Two joiners may write at once: the newer state stays.
+            // Two rooms' states may be written at once: the newer state stays.
             if (entry.deflated?.sequence ?? 0) <= state.sequence { entry.deflated = deflated }
         }
         return deflated
     }
+
+    /// How many snapshots were compressed (for tests).
+    var compressions: Int { compressionCount.withLockedValue { $0 } }
 
     /// Changes the room's entry; past `limitBytes` in all, other rooms' entries go (this one stays).
     private func keep(_ room: String, _ change: (inout Entry) -> Void) {

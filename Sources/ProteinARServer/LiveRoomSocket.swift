@@ -73,6 +73,10 @@ struct LiveRoomSocket: Sendable {
     /// Who connects to which room, resuming after which sequence, and in which form a snapshot comes.
     private func admit(_ request: Request) async throws -> (Identity, UInt64?, SnapshotForm) {
         let query = request.uri.queryParameters
+        // A token in the address would end up in logs and histories: it is refused, not ignored.
+        guard query.get("token") == nil else {
+            throw APIError(.badRequest, "token: a session token is not read from the address; send it as the header Authorization: Bearer <token>")
+        }
         let identity = try await accounts.identify(request, guestKey: query.get("guest"))
         if identity.viaCookie, let origin = request.headers[.origin] {
             // Another site's page could open a socket with our cookie: only our own pages may.
@@ -153,7 +157,8 @@ final class LiveConnection: Sendable {
                     // The kept one and the operations since, when they follow it here; else one of the room now.
                     var base = kept
                     if let k = base?.sequence, k > snapshot.sequence || !Self.backlog(subscription.backlog, follows: k, upTo: snapshot.sequence) { base = nil }
-                    let frame = try base ?? snapshots.deflated(for: roomID, snapshot)
+                    let frame: CompactSnapshotCache.Deflated
+                    if let base { frame = base } else { frame = try await snapshots.deflated(for: roomID, snapshot) }
                     let described = Welcome.SnapshotFrame(sequence: frame.sequence, bytes: frame.bytes.readableBytes, textBytes: frame.textBytes)
                     try await send(Welcome(room: room, you: you, sequence: snapshot.sequence, snapshot: nil, snapshotFrame: described))
                     try await outbound.writeBinaryMessage(frame.bytes)
@@ -328,7 +333,7 @@ final class LiveConnection: Sendable {
     }
 
     private func receive(_ inbound: WebSocketInboundStream, _ accept: (String) async throws -> Void) async throws {
-        var bucket = TokenBucket(rate: 60, burst: 120)
+        var bucket = TokenBucket(rate: 60, burst: 120)  // messages a second, on average and at once
         var refusals = 0
         for try await message in inbound.messages(maxSize: LiveRoomSocket.maximumFrameBytes) {
             let text: String?, bytes: Int
@@ -340,7 +345,7 @@ final class LiveConnection: Sendable {
             // and binary ones do not skip the limit, and those refused outright count fifty times
             // toward closing the socket.
             let misfit = text == nil || bytes > LiveRoomSocket.maximumMessageBytes
-            let allowed = bucket.take(Double(max(1, bytes >> 12)))
+            let allowed = bucket.take(Double(max(1, bytes >> 12))) == nil
             if !allowed || misfit {
                 refusals += misfit ? 50 : 1
                 if refusals > 1_000 { try await outbound.close(.policyViolation, reason: "too many refused messages"); return }
@@ -414,25 +419,5 @@ final class LiveConnection: Sendable {
 
     static func send(_ value: some Encodable, on outbound: WebSocketOutboundWriter) async throws {
         try await outbound.write(.text(String(decoding: try RoomJSON.encoder.encode(value), as: UTF8.self)))
-    }
-}
-
-/// Messages allowed per connection: `rate` a second on average, `burst` at once.
-struct TokenBucket {
-    let rate: Double
-    let burst: Double
-    private var tokens: Double
-    private var last = ContinuousClock.now
-    init(rate: Double, burst: Double) { self.rate = rate; self.burst = burst; tokens = burst }
-
-    /// Takes `cost` tokens (a message's share by its size), or false when they are not there.
-    mutating func take(_ cost: Double = 1) -> Bool {
-        let now = ContinuousClock.now
-        let elapsed = now - last
-        last = now
-        tokens = min(burst, tokens + rate * (elapsed / .seconds(1)))
-        guard tokens >= cost else { return false }
-        tokens -= cost
-        return true
     }
 }

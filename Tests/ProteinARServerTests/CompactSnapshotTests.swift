@@ -68,7 +68,7 @@ struct CompactSnapshotTests {
     }
 
     @Test("the cache: deflated bytes inflate to the text; a joiner asking for text keeps the deflated one; other rooms go first past the limit")
-    func cache() throws {
+    func cache() async throws {
         let room = RoomSettings(id: "r", name: "r", ownerID: "ada", isPublic: true, guestsMayDraw: true)
         func state(strokes: Int) throws -> RoomState {
             var state = RoomState()
@@ -81,26 +81,44 @@ struct CompactSnapshotTests {
         }
         let cache = CompactSnapshotCache(limitBytes: 100_000)
         let first = try state(strokes: 50), later = try state(strokes: 60)
-        let deflated = try cache.deflated(for: "a", first)
+        let deflated = try await cache.deflated(for: "a", first)
         var bytes = deflated.bytes
         let inflated = String(buffer: try bytes.decompress(with: .deflate()))
         let text = try CompactSnapshot.text(first)
         #expect(inflated == text && deflated.sequence == first.sequence && deflated.textBytes == inflated.utf8.count)
         #expect(deflated.bytes.readableBytes * 2 < inflated.utf8.count)
         // The same state again: the same bytes, not written again.
-        let again = try cache.deflated(for: "a", first)
+        let again = try await cache.deflated(for: "a", first)
         #expect(again.bytes == deflated.bytes)
         // Text for a newer state leaves the deflated one as it was (the next deflated joiner's base).
         _ = try cache.text(for: "a", later)
         #expect(cache.keptDeflated(for: "a")?.sequence == first.sequence)
         // An older state never replaces a newer one.
-        _ = try cache.deflated(for: "a", later)
-        _ = try cache.deflated(for: "a", first)
+        _ = try await cache.deflated(for: "a", later)
+        _ = try await cache.deflated(for: "a", first)
         #expect(cache.keptDeflated(for: "a")?.sequence == later.sequence)
         // Past the limit, another room's entry goes and this one stays.
         let big = try state(strokes: 1_000)  // more text than the limit alone
         _ = try cache.text(for: "b", big)
         let bigText = try CompactSnapshot.text(big).utf8.count
         #expect(cache.keptDeflated(for: "a") == nil && cache.keptBytes <= max(100_000, bigText) && bigText > 100_000)
+    }
+
+    @Test("thirty joiners of a room at once share one compression of its snapshot")
+    func oneCompressionForJoinersTogether() async throws {
+        let room = RoomSettings(id: "r", name: "r", ownerID: "ada", isPublic: true, guestsMayDraw: true)
+        var state = RoomState()
+        for n in 0..<400 {
+            let points = (0..<50).map { RoomPoint(Double(n * 40 + $0) / 1e4, Double($0 * $0) / 1e4, 0.25) }
+            _ = try state.apply(ClientOperation(clientOpID: "c\(n)", operation: .addStroke(id: "s\(n)", points: points, color: "#3366ff", width: 0.004)),
+                                by: Actor(id: "ada"), in: room)
+        }
+        let cache = CompactSnapshotCache()
+        let snapshot = state
+        let sizes = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<30 { group.addTask { try await cache.deflated(for: "r", snapshot).bytes.readableBytes } }
+            return try await group.reduce(into: Set<Int>()) { $0.insert($1) }
+        }
+        #expect(sizes.count == 1 && cache.compressions == 1, "\(cache.compressions) compressions")
     }
 }
