@@ -100,11 +100,25 @@ struct RoomRoutes: Sendable {
                                             state: query == "none" ? nil : RoomStateJSON(state)))
     }
 
-    struct Change: Decodable {
+    struct Change: Decodable, Sendable {
+        /// A field of a change: left as it is (absent), cleared (`null`), or set.
+        enum Field<Value: Sendable>: Sendable { case unchanged, cleared, set(Value) }
         var name: String?
         var isPublic: Bool?
         var guestsMayDraw: Bool?
-        var location: GeoLocation?
+        /// `"location": null` takes the room off the map.
+        var location: Field<GeoLocation> = .unchanged
+
+        enum K: String, CodingKey { case name, isPublic, guestsMayDraw, location }
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: K.self)
+            name = try c.decodeIfPresent(String.self, forKey: .name)
+            isPublic = try c.decodeIfPresent(Bool.self, forKey: .isPublic)
+            guestsMayDraw = try c.decodeIfPresent(Bool.self, forKey: .guestsMayDraw)
+            if c.contains(.location) {
+                location = try c.decodeNil(forKey: .location) ? .cleared : .set(try c.decode(GeoLocation.self, forKey: .location))
+            }
+        }
     }
 
     func change(_ request: Request, _ context: ServerContext) async throws -> Response {
@@ -112,13 +126,17 @@ struct RoomRoutes: Sendable {
         let (account, _) = try await accounts.owner(of: id, in: host, request)
         let body = try await Accounts.decode(Change.self, from: request, example: #"{"guestsMayDraw": true}"#)
         let name = try body.name.map { try Accounts.oneLine($0, field: "name", maximum: 100) }
-        if let location = body.location { try Self.check(location) }
+        if case .set(let location) = body.location { try Self.check(location) }
         let settings = try await call {
             try await host.modifySettings(of: id) { settings in
                 if let name { settings.name = name }
                 if let value = body.isPublic { settings.isPublic = value }
                 if let value = body.guestsMayDraw { settings.guestsMayDraw = value }
-                if let location = body.location { settings.location = location }
+                switch body.location {
+                case .unchanged: break
+                case .cleared: settings.location = nil
+                case .set(let location): settings.location = location
+                }
             }
         }
         return try await ownerView(settings, account)

@@ -22,6 +22,7 @@ export function setupRoomPlace(app, roomScreen) {
     $('room-latitude').value = valid(room.location) ? String(room.location.latitude) : '';
     $('room-longitude').value = valid(room.location) ? String(room.location.longitude) : '';
     $('room-place-error').textContent = '';
+    $('room-place-remove').hidden = !place;
   }
 
   /** The location the form asks for: undefined when both fields are empty, null when they are not a place (said beside them). */
@@ -50,6 +51,17 @@ export function setupRoomPlace(app, roomScreen) {
     try {
       roomScreen.saved(await api.updateRoom(id, { location }));
       say(`Saved: the room is now ${describe(location)}.`);
+    } catch (error) {
+      $('room-place-error').textContent = error.message;
+    }
+  });
+
+  $('room-place-remove').addEventListener('click', async () => {
+    const id = roomScreen.roomID();
+    if (!id) return;
+    try {
+      roomScreen.saved(await api.updateRoom(id, { location: null }));
+      say('Saved: the room is no longer on the map.');
     } catch (error) {
       $('room-place-error').textContent = error.message;
     }

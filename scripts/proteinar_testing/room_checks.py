@@ -220,6 +220,18 @@ def run(check, *, ada, bob, guest, base, room_id, shots=None):
     seen = guest.wait("const f = document.getElementById('room-facts').textContent; return f.includes('55.953, -3.188') && f", 30)
     check("the owner moves the room on the map from the room screen; another page sees the new place", bool(saved and seen), f"{saved!r} / {seen!r}")
 
+    # ---- …and takes another room off the map again (PATCH "location": null): the map no longer lists it ----
+    berlin = ada.js_async("""const done = arguments[0]; fetch('/api/rooms').then((r) => r.json())
+        .then((a) => done((a.rooms || a).find((r) => r.name === 'Berlin')?.id || null), () => done(null));""")
+    ada.go(f"{base}/#/draw/{berlin}")
+    ada.wait("return !document.getElementById('room-place').hidden && !document.getElementById('room-place-remove').hidden", 30)
+    ada.click("#room-place summary")
+    ada.click("#room-place-remove")
+    off = ada.wait("const s = document.getElementById('status').textContent; return s.includes('no longer on the map') && document.getElementById('room-place-remove').hidden && s", 20)
+    gone = ada.js_async("""const [id, done] = arguments; fetch('/api/rooms/' + id + '?state=none').then((r) => r.json())
+        .then((a) => done(a.room && !a.room.location), () => done(null));""", berlin)
+    check("the owner takes a room off the map (“Take off the map”): the server keeps no place for it", bool(berlin and off and gone), f"{berlin} {off!r} {gone}")
+
     # ---- Locate me ----
     ada.go(base + "/?again#/map")
     km = ada.wait(f"const li = document.querySelector('#map-list li[data-room=\"{room_id}\"]'); return li && document.getElementById('map-origin').textContent.includes('where you are') && Number(li.dataset.km)", 40)

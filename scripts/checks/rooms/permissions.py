@@ -63,6 +63,11 @@ def check_permissions():
     expect(room_state(s, public, ada.token) == before, "refused guest operations changed the room")
     room = want(http(s, "PATCH", f"/api/rooms/{public}", {"guestsMayDraw": True}, token=ada.token), 200, "PATCH guestsMayDraw")
     expect(room.get("guestsMayDraw") is True, f"PATCH: expected guestsMayDraw true, got {short(room)}")
+    # A place on the map, then off it again ("location": null), leaving the other settings as they were.
+    placed = want(http(s, "PATCH", f"/api/rooms/{public}", {"location": {"latitude": 52.2, "longitude": 0.12}}, token=ada.token), 200, "PATCH location")
+    expect(placed.get("location") == {"latitude": 52.2, "longitude": 0.12}, f"PATCH location: got {short(placed)}")
+    off = want(http(s, "PATCH", f"/api/rooms/{public}", {"location": None}, token=ada.token), 200, "PATCH location null")
+    expect(off.get("location") is None and off.get("guestsMayDraw") is True, f"PATCH location null takes the room off the map: got {short(off)}")
     ans = g.submit(stroke("g1", 2))
     if ans.get("type") != "ack":
         g2 = Live(s, public, guest=key, name="guest-reconnected")
