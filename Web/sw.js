@@ -23,7 +23,7 @@ const CACHES = [SHELL, RECENT, KEPT];
 const RECENT_LIMIT = 20;
 const MODEL_VARIANTS = 6;                     // models kept per recent molecule (styles, colours)
 const RECENT_ORDER = '/__proteinar/recent.json'; // the ids in RECENT, most recently opened first
-const STATIC = ['/manifest.webmanifest', '/icons/icon-192.png', '/icons/icon-512.png', '/icons/maskable-512.png', '/icons/apple-touch-icon.png'];
+const STATIC = ['/manifest.webmanifest', '/api/model-options', '/icons/icon-192.png', '/icons/icon-512.png', '/icons/maskable-512.png', '/icons/apple-touch-icon.png'];
 // /api/molecules/ID, /api/molecules/ID/thumbnail.png, /api/molecules/ID/model.glb (the viewer's format).
 const MOLECULE_FILE = /^\/api\/molecules\/([^/]+)(?:\/(?:thumbnail\.png|model\.glb))?$/;
 

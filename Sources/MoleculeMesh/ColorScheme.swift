@@ -25,6 +25,21 @@ public enum ColorScheme: String, CaseIterable, Sendable {
     /// One colour for everything (`ColorScheme.uniformColor`).
     case uniform
 
+    /// The scheme as people read it, in menus: "Secondary structure".
+    public var displayName: String {
+        switch self {
+        case .element: return "Element"
+        case .chain: return "Chain"
+        case .secondaryStructure: return "Secondary structure"
+        case .residueType: return "Residue type"
+        case .hydrophobicity: return "Hydrophobicity"
+        case .bFactor: return "B-factor"
+        case .rainbow: return "Rainbow (N→C)"
+        case .entity: return "Entity"
+        case .uniform: return "Uniform"
+        }
+    }
+
     /// A light grey-blue, linear RGBA.
     public static let uniformColor = SRGB.linear(hex: 0xB4C3D2)
 

@@ -36,7 +36,17 @@ struct APIRoutes: Sendable {
         api.head("molecules/:id/:resource") { request, context in try await resource(request, context: context, head: true) }
         api.get("archive/:id") { request, context in try await open(request, context) }
         api.get("search") { request, context in try await search(request, context) }
+        api.get("model-options") { _, _ in Self.modelOptions }
         DesignRoutes(service: service, accounts: accounts, limits: limits, fairShare: fairShare).register(on: api)
+    }
+
+    /// What the model routes accept (`ModelOptionsDescription`), written once: the page's menus
+    /// are built from it. It changes only with the server, so a browser may keep it an hour.
+    static let modelOptionsText = (try? RoomJSON.encoder.encode(ModelOptionsDescription(limits: .web))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    static var modelOptions: Response {
+        var response = Responses.json(modelOptionsText)
+        response.headers[.cacheControl] = "public, max-age=3600"
+        return response
     }
 
     /// Whom rate limits count (uploads, room points): the account, else the client's address.

@@ -185,6 +185,27 @@ struct APITests {
         #expect(try await server.service.store.cacheSize() == 0)
     }
 
+    @Test("GET /api/model-options: the engine's styles, colour schemes, hidden groups, formats, targets and limits")
+    func modelOptions() async throws {
+        let server = try await TestServer.start(.sqlite) { $0.installStarterLibrary = false }
+        defer { Task { await server.stop() } }
+        let answer = try await server.get("/api/model-options")
+        #expect(answer.status == 200 && answer.headers["cache-control"]?.contains("max-age") == true)
+        let styles = answer.json["styles"] as? [[String: Any]] ?? []
+        #expect(styles.compactMap { $0["id"] as? String } == ["auto", "cartoon", "ball-and-stick", "spacefill", "sticks", "backbone", "surface"])
+        let ballAndStick = styles.first { $0["id"] as? String == "ball-and-stick" }
+        #expect(ballAndStick?["name"] as? String == "Ball and stick" && ballAndStick?["reachAngstroms"] as? Double == 0.5
+                && ballAndStick?["followsTrace"] as? Bool == false)
+        #expect(styles.first { $0["id"] as? String == "cartoon" }?["followsTrace"] as? Bool == true)
+        let colours = answer.json["colors"] as? [[String: Any]] ?? []
+        #expect(colours.count == 9 && colours.contains { $0["id"] as? String == "secondary-structure" && $0["name"] as? String == "Secondary structure" })
+        #expect(answer.json["hide"] as? [String] == ["water", "hydrogens", "ligands"])
+        #expect((answer.json["formats"] as? [String])?.contains("usdz") == true && (answer.json["formats"] as? [String])?.contains("mtl") == false)
+        let targets = answer.json["targets"] as? [[String: Any]] ?? []
+        #expect(targets.contains { $0["id"] as? String == "ar" && $0["triangles"] as? Int == 100_000 })
+        #expect((answer.json["limits"] as? [String: Any])?["triangles"] as? [Int] == [1_000, 1_000_000])
+    }
+
     @Test("search, health, metrics and the OpenAPI document", arguments: StoreKind.allCases)
     func searchAndService(kind: StoreKind) async throws {
         let server = try await TestServer.start(kind) { $0.installStarterLibrary = false; $0.metricsToken = "metrics-token-for-tests" }

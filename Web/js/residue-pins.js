@@ -5,13 +5,8 @@
 // into the room the way the server placed the model: centred over the origin, scaled so its
 // longest side fits (MoleculeScene.place), then moved by the room's placement.
 import { fetchWhenFree } from './api.js';
+import { style as styleOf } from './model-options.js';
 
-// How far the model's surface reaches past the atom centres, in Å, by style: the model's box is
-// that much bigger than the atoms' box on every side (a cartoon's ribbon, a sphere's radius).
-const MARGIN_A = { cartoon: 1.5, 'ball-and-stick': 0.5, spacefill: 1.8, sticks: 0.3, backbone: 0.5, surface: 3, auto: 1.5 };
-// A cartoon or a backbone is drawn along the chain's trace (Cα, or P for nucleic acids), side chains
-// and ligands left out: its box is the trace's box, not the atoms'.
-const TRACE_STYLES = new Set(['cartoon', 'backbone']);
 const WATER = new Set(['HOH', 'WAT', 'DOD', 'H2O']);
 // Residue names as people write them ("Lys 45"), to find the chain when only the number is given.
 const THREE_LETTER = /\b(Ala|Arg|Asn|Asp|Cys|Gln|Glu|Gly|His|Ile|Leu|Lys|Met|Phe|Pro|Ser|Thr|Trp|Tyr|Val)[ -]?(\d{1,5})\b/i;
@@ -69,8 +64,10 @@ export function findResidue(atoms, { chain, number, name }) {
  * @param {ArrayLike<number>} placement  the room's column-major placement of the model
  */
 export function residuePoint(atoms, residue, modelBounds, placement, style = 'cartoon') {
-  const margin = MARGIN_A[style] ?? MARGIN_A.auto;
-  const box = TRACE_STYLES.has(style) && atoms.trace.min[0] <= atoms.trace.max[0] ? atoms.trace : atoms;
+  // How far the style's surface reaches past the atom centres (the model's box is that much bigger
+  // on every side), and whether it is drawn along the trace (its box the trace's): from the engine.
+  const { reachAngstroms: margin, followsTrace } = styleOf(style);
+  const box = followsTrace && atoms.trace.min[0] <= atoms.trace.max[0] ? atoms.trace : atoms;
   const longestA = Math.max(...[0, 1, 2].map((i) => box.max[i] - box.min[i])) + 2 * margin;
   const longestM = Math.max(...[0, 1, 2].map((i) => modelBounds.max[i] - modelBounds.min[i]));
   const s = longestA > 0 ? longestM / longestA : 0;

@@ -5,8 +5,8 @@ import * as api from './api.js';
 import { fieldError } from './account.js';
 import { showInvitations } from './invitations.js';
 import { whereAmI } from './where-am-i.js';
+import { fillMenu, styles } from './model-options.js';
 
-const STYLES = [['cartoon', 'Cartoon'], ['ball-and-stick', 'Ball and stick'], ['spacefill', 'Spacefill'], ['sticks', 'Sticks'], ['backbone', 'Backbone'], ['surface', 'Surface']];
 
 /** @param {{$: Function, el: Function, say: Function, account: object}} app  account: account.js's */
 export function setupRooms(app) {
@@ -86,7 +86,8 @@ export function setupRooms(app) {
     }
   }
 
-  $('room-style').replaceChildren(...STYLES.map(([value, text]) => el('option', { value }, text)));
+  // The engine's styles (a room's molecule is drawn in one chosen, not Automatic).
+  fillMenu($('room-style'), styles().filter((s) => s.id !== 'auto'));
 
   $('room-use-location').addEventListener('change', (e) => {
     const note = $('room-location-note');

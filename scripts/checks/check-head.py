@@ -30,6 +30,7 @@ def examples(room):
         "/api/molecules/{id}/thumbnail.png": ["/api/molecules/1AKE/thumbnail.png?size=128"],
         "/api/archive/{id}": ["/api/archive/1AKE"],
         "/api/search": ["/api/search?q=kinase", "/api/search"],
+        "/api/model-options": ["/api/model-options"],
         "/api/designs/{file}": ["/api/designs/pieces.glb?pieces=helix:14", "/api/designs/model.glb?pieces=helix:14"],
         "/api/session": ["/api/session"],
         "/api/phone-address": ["/api/phone-address"],
