@@ -35,8 +35,14 @@ public struct ServerConfiguration: Sendable {
     public var installStarterLibrary = true
     /// Folder of the web app; nil serves the copy bundled with the server.
     public var webRoot: String?
-    /// Leaflet for the map of rooms, from Debian's libjs-leaflet, served at /vendor/leaflet/.
-    public var leafletRoot = "/usr/share/javascript/leaflet"
+    /// Libraries the web app loads from Debian's packages, each served at /vendor/NAME/ when its
+    /// folder is there (scripts/tools/install-web-libraries.sh installs them): Leaflet for the map
+    /// of rooms (libjs-leaflet), the QR code encoder for the desktop's "open on your phone"
+    /// (node-qrcode-generator). Without one, the page says so and offers what it can instead.
+    public var webLibraries = [
+        "leaflet": "/usr/share/javascript/leaflet",
+        "qrcode-generator": "/usr/share/javascript/qrcode-generator",
+    ]
     /// How much each person and the whole library may keep.
     public var quota = StorageQuota()
     /// The archive cache: entries anyone opened, kept apart from the library.
@@ -137,8 +143,8 @@ public enum ProteinARServer {
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: AnonymousClientMiddleware(clients: AnonymousClients(idsPerAddressPerHour: configuration.limits.clientIDsPerAddressPerHour)))
         for middleware in WebAppFiles(root: webRoot(configuration)).middlewares(logger: logger) { router.add(middleware: middleware) }
-        if FileManager.default.fileExists(atPath: configuration.leafletRoot) {
-            router.add(middleware: FileMiddleware(configuration.leafletRoot, urlBasePath: "/vendor/leaflet", logger: logger))
+        for (name, folder) in configuration.webLibraries.sorted(by: { $0.key < $1.key }) where FileManager.default.fileExists(atPath: folder) {
+            router.add(middleware: FileMiddleware(folder, urlBasePath: "/vendor/\(name)", logger: logger))
         }
         // The library's store keeps accounts and room logs too; each part sees only its own protocol.
         let store = service.store

@@ -19,6 +19,7 @@ import { formatSize } from './progress-text.js';
 import { setupCapture } from './capture.js';
 import { setupOffline } from './offline.js';
 import { BUSY_EVENT, fetchWhenFree, phoneAddress } from './api.js';
+import { colours, fillMenu, loadModelOptions, styles } from './model-options.js';
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
@@ -185,6 +186,10 @@ function ensureBuildViewer() {
 }
 // The profile lists the person's rooms as the rooms page does (rooms is made just below; the
 // profile asks for it only once shown).
+// The style and colour menus come from the server's model options, before any screen is set up.
+await loadModelOptions();
+fillMenu($('style'), styles());
+fillMenu($('color'), colours());
 const account = setupAccount({ $, el, say, refresh: () => route(), roomItem: (room) => rooms.roomItem(room) });
 const rooms = setupRooms({ $, el, say, account });
 const explore = setupExplore({ $, el, say, account, route, onModelShown: () => updateAR() });
@@ -317,14 +322,11 @@ async function viewInAR(subject) {
   $('ar-help-url').hidden = !url;
   $('ar-help-url').textContent = url ?? '';
   $('ar-help-url').href = url ?? '#';
-  try {
-    if (!url) throw new Error('no address');
-    drawQR($('ar-qr'), url, { moduleSize: 5 });
-    $('ar-qr').hidden = false;
-  } catch {
-    $('ar-qr').hidden = true;  // no address a phone can reach, or one too long for a QR code
-  }
+  // No address a phone can reach, no QR encoder on this server, or an address too long for a
+  // QR code: the address stays as text to type.
+  $('ar-qr').hidden = true;
   $('ar-help').showModal();
+  if (url) $('ar-qr').hidden = !(await drawQR($('ar-qr'), url, { moduleSize: 5 }));
 }
 
 // This computer's own address (localhost, 127.0.0.1) is every phone's own too: ask the server for

@@ -6,6 +6,7 @@
 import * as api from './api.js';
 import { allows } from './policy.js';
 import { whereAmI } from './where-am-i.js';
+import { loadLibrary } from './web-libraries.js';
 
 const LEAFLET_JS = '/vendor/leaflet/leaflet.js';
 const LEAFLET_CSS = '/vendor/leaflet/leaflet.css';
@@ -17,7 +18,6 @@ const EARTH_RADIUS_KM = 6371.0088;
 /** @param {{$: Function, el: Function, say: Function}} app */
 export function setupMap(app) {
   const { $, el, say } = app;
-  let leaflet = null;      // a promise of window.L, or of null when it cannot load
   let map = null;
   let markers = null;
   let mapFailed = null;    // why the map is not shown, once known
@@ -112,20 +112,10 @@ export function setupMap(app) {
   }
 
   // Leaflet is a classic script that sets window.L; it and its stylesheet come from this server.
-  function loadLeaflet() {
-    if (window.L?.map) return Promise.resolve(window.L);
-    leaflet ??= new Promise((resolve) => {
-      const css = document.createElement('link');
-      css.rel = 'stylesheet';
-      css.href = LEAFLET_CSS;
-      document.head.append(css);
-      const script = document.createElement('script');
-      script.src = LEAFLET_JS;
-      script.onload = () => resolve(window.L?.map ? window.L : null);
-      script.onerror = () => { mapFailed = 'The map library (Leaflet) is not installed on this server.'; resolve(null); };
-      document.head.append(script);
-    });
-    return leaflet;
+  async function loadLeaflet() {
+    const L = await loadLibrary(LEAFLET_JS, 'L', { css: LEAFLET_CSS });
+    if (!L?.map) mapFailed = 'The map library (Leaflet) is not installed on this server.';
+    return L?.map ? L : null;
   }
 
   // "Locate me": the map (or, without tiles, the list) centres on where the person is, asked afresh

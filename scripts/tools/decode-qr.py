@@ -8,7 +8,7 @@ Prints the decoded text of each image, one line per image in argument order
 empty line on stdout, so lines stay aligned with the arguments). Exits 1 if
 any image has no decodable QR code, 2 on a usage or setup error.
 
-Used to check the web app's own QR encoder (Web/js/qr.js): the decoder is
+Used to check the QR code the web app draws (Web/js/qr.js): the decoder is
 a separate implementation of ISO/IEC 18004, so a symbol it reads back to the
 exact input text is a valid one.
 
