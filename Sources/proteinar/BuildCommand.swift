@@ -38,6 +38,9 @@ struct BuildCommand: ParsableCommand {
         }
         print(verdict.message + (verdict.isValid ? "." : ":"))
         for reason in verdict.reasons { print("  - \(reason)") }
+        if !verdict.marked.isEmpty {
+            print("  residues the refusal is about: " + verdict.marked.map { $0.count == 1 ? "\($0.lowerBound + 1)" : "\($0.lowerBound + 1)–\($0.upperBound)" }.joined(separator: ", "))
+        }
         for motif in verdict.motifs {
             print("  motif: \(motif.name) (pieces \(motif.pieces.map(String.init).joined(separator: ", ")))" + (motif.note.map { ": \($0)" } ?? ""))
         }
@@ -69,6 +72,8 @@ struct DesignReport: Encodable {
     var valid: Bool
     var message: String
     var reasons: [String]
+    /// The residues a refusal is about, as [first, last] (1-based).
+    var marked: [[Int]]
     var motifs: [MotifJSON]
     var residues: Int
     var sequence: String
@@ -80,6 +85,7 @@ struct DesignReport: Encodable {
         valid = d.verdict.isValid
         message = d.verdict.message
         reasons = d.verdict.reasons
+        marked = d.verdict.marked.map { [$0.lowerBound + 1, $0.upperBound] }
         motifs = d.verdict.motifs.map { MotifJSON(name: $0.name, pieces: $0.pieces, example: $0.example?.id, note: $0.note) }
         residues = d.spec.residueCount
         sequence = String(d.spec.sequence)

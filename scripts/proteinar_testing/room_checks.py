@@ -225,7 +225,7 @@ def run(check, *, ada, bob, guest, base, room_id, shots=None):
         .then((a) => done((a.rooms || a).find((r) => r.name === 'Berlin')?.id || null), () => done(null));""")
     ada.go(f"{base}/#/draw/{berlin}")
     ada.wait("return !document.getElementById('room-place').hidden && !document.getElementById('room-place-remove').hidden", 30)
-    ada.click("#room-place summary")
+    ada.js("document.getElementById('room-place').open = true")  # still open from the move above, or opened now
     ada.click("#room-place-remove")
     off = ada.wait("const s = document.getElementById('status').textContent; return s.includes('no longer on the map') && document.getElementById('room-place-remove').hidden && s", 20)
     gone = ada.js_async("""const [id, done] = arguments; fetch('/api/rooms/' + id + '?state=none').then((r) => r.json())
