@@ -12,8 +12,11 @@ public struct RingTemplate: Sendable {
     public var sides: Int { cosines.count }
 }
 
-/// Sine and cosine by Taylor series (the standard library has none), accurate to ~1e-15 after
-/// reducing the angle to [-π, π].
+/// Sine and cosine by Taylor series, accurate to ~2e-15 after reducing the angle to [-π, π]. Kept
+/// beside Foundation's on purpose: the C library's (measured: 34 ns a sine and cosine against these
+/// 99 ns) differ by platform in the last bit, and 255 of the 65,786 ring values for 3 to 256 sides
+/// would round to another Float, so the same model would have other bytes on Linux and on Apple
+/// platforms (and another ETag). They are used only to make ring and profile templates, once.
 public enum Trig {
     public static func sin(_ x: Double) -> Double {
         var a = x.truncatingRemainder(dividingBy: 2 * .pi)

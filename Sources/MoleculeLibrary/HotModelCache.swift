@@ -4,7 +4,8 @@ import NIOCore
 
 /// The most recently served models, in memory, as ready-to-send buffers: a cached model is sent
 /// without a database read or a copy (buffers are shared, not duplicated, per response). Least
-/// recently used entries go first beyond `limitBytes`.
+/// recently used entries go first beyond `limitBytes` or `limitEntries`. The server's gzip of
+/// answers with an ETag is kept in one too (an empty entry for a body not worth compressing).
 public final class HotModelCache: Sendable {
     public struct Entry: Sendable {
         public var key: String
@@ -29,9 +30,10 @@ public final class HotModelCache: Sendable {
     static let fileLimit = 4_096
 
     public let limitBytes: Int
+    public let limitEntries: Int
     private let state = NIOLockedValueBox(State())
 
-    public init(limitBytes: Int) { self.limitBytes = limitBytes }
+    public init(limitBytes: Int, limitEntries: Int = 10_000) { self.limitBytes = limitBytes; self.limitEntries = limitEntries }
 
     public func get(_ key: String) -> Entry? {
         state.withLockedValue { s in
@@ -46,17 +48,23 @@ public final class HotModelCache: Sendable {
     /// Keeps `model` (unless it alone is over a quarter of the limit) and returns its buffer.
     @discardableResult
     public func put(_ model: CachedModel) -> Entry {
-        let buffer = ByteBuffer(bytes: model.bytes)
-        let entry = Entry(key: model.key, buffer: buffer, mediaType: model.mediaType, lastUse: 0)
+        put(key: model.key, buffer: ByteBuffer(bytes: model.bytes), mediaType: model.mediaType)
+    }
+
+    /// Keeps `buffer` under `key` (unless it alone is over a quarter of the limit).
+    @discardableResult
+    public func put(key: String, buffer: ByteBuffer, mediaType: String) -> Entry {
+        let entry = Entry(key: key, buffer: buffer, mediaType: mediaType, lastUse: 0)
         guard buffer.readableBytes <= limitBytes / 4 else { return entry }
         state.withLockedValue { s in
             s.clock += 1
-            if let old = s.entries[model.key] { s.bytes -= old.buffer.readableBytes }
+            if let old = s.entries[key] { s.bytes -= old.buffer.readableBytes }
             var kept = entry
             kept.lastUse = s.clock
-            s.entries[model.key] = kept
+            s.entries[key] = kept
             s.bytes += buffer.readableBytes
-            while s.bytes > limitBytes, let oldest = s.entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+            while s.bytes > limitBytes || s.entries.count > limitEntries,
+                  let oldest = s.entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
                 s.bytes -= oldest.value.buffer.readableBytes
                 s.entries[oldest.key] = nil
             }

@@ -126,16 +126,6 @@ struct MeshBuilder {
     var vertexCount: Int { positions.count }
     var triangleCount: Int { indices.count / 3 }
 
-    @discardableResult
-    mutating func addVertex(_ position: SIMD3<Float>, normal: SIMD3<Float>, color: SIMD4<Float>) -> UInt32 {
-        positions.append(position); normals.append(normal); colors.append(color)
-        return UInt32(positions.count - 1)
-    }
-
-    mutating func addTriangle(_ a: UInt32, _ b: UInt32, _ c: UInt32) {
-        indices.append(a); indices.append(b); indices.append(c)
-    }
-
     /// A sphere of the builder's detail.
     mutating func addSphere(center: SIMD3<Float>, radius: Float, color: SIMD4<Float>) {
         let base = UInt32(positions.count)

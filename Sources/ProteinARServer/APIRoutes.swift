@@ -251,12 +251,10 @@ struct APIRoutes: Sendable {
         let name = try context.parameters.require("resource")
         var parameters: [String: String] = [:]
         for (k, v) in request.uri.queryParameters { parameters[String(k)] = String(v) }
-        let admission = fairShare.admission(for: try await Self.share(request, context, accounts: accounts))
-        let channel = context.channel
         if name == "thumbnail.png" {
             let picture = try call { try ModelRequest.picture(parameters) }
-            let png = try await call {
-                try await whileConnected(channel) { try await service.servedModel(id: id, request: picture, admission: admission) }
+            let png = try await fairShare.work(for: request, context, accounts: accounts) {
+                try await service.servedModel(id: id, request: picture, admission: $0)
             }
             return Responses.bytes(png.buffer, type: png.mediaType, etag: png.key, request: request, head: head, disposition: nil)
         }
@@ -266,6 +264,7 @@ struct APIRoutes: Sendable {
         }
         let modelRequest = try call { try ModelRequest(format: format, parameters: parameters) }
         if Responses.wantsEventStream(request), !head {
+            let admission = fairShare.admission(for: try await Self.share(request, context, accounts: accounts))
             return Responses.eventStream { progress in
                 let model = try await service.model(id: id, request: modelRequest, admission: admission, progress: progress)
                 var url = "/api/molecules/\(id)/\(name)"
@@ -279,8 +278,8 @@ struct APIRoutes: Sendable {
             return Responses.bytes(model.buffer, type: model.mediaType, etag: model.key, request: request, head: head,
                                    disposition: disposition, negotiated: true)
         }
-        let model = try await call {
-            try await whileConnected(channel) { try await service.servedModel(id: id, request: modelRequest, admission: admission) }
+        let model = try await fairShare.work(for: request, context, accounts: accounts) {
+            try await service.servedModel(id: id, request: modelRequest, admission: $0)
         }
         return Responses.bytes(model.buffer, type: model.mediaType, etag: model.key, request: request, head: head, disposition: disposition,
                                negotiated: true)

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import MoleculeLibrary
 import NIOConcurrencyHelpers
 
@@ -120,6 +121,14 @@ final class FairShare: Sendable {
     /// The client's fair share as what new work must pass (`SharedWork`): requests that join work
     /// under way take no place.
     func admission(for client: Client) -> some Admission { ShareAdmission(share: self, client: client) }
+
+    /// Costly work a request asks for (a conversion, a design, a room's model): started within the
+    /// asking client's fair share, cancelled when its connection closes, its errors in HTTP words.
+    func work<T: Sendable>(for request: Request, _ context: ServerContext, accounts: Accounts,
+                           _ body: @escaping @Sendable (any Admission) async throws -> T) async throws -> T {
+        let admission = admission(for: try await APIRoutes.share(request, context, accounts: accounts))
+        return try await call { try await whileConnected(context.channel) { try await body(admission) } }
+    }
 }
 
 private struct ShareAdmission: Admission {

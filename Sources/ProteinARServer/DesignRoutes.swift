@@ -49,11 +49,10 @@ struct DesignRoutes: Sendable {
             owner = try await accounts.identifyForChange(request).account?.id
             guard owner != nil || limits.openLibrary else { throw APIError(.unauthorized, "sign in to save designs in the library") }
         }
-        let admission = fairShare.admission(for: try await APIRoutes.share(request, context, accounts: accounts))
-        let design = try await call { try await whileConnected(context.channel) { try await service.design(spec, admission: admission) } }
+        let design = try await fairShare.work(for: request, context, accounts: accounts) { try await service.design(spec, admission: $0) }
         var saved: MoleculeRecord?
         if decoded.save == true { saved = try await call { try await service.save(design, owner: owner) } }
-        return Responses.json(Self.json(design, saved: saved))
+        return Responses.json(try Self.json(design, saved: saved))
     }
 
     static func spec(_ r: DesignRequest) throws -> DesignSpec {
@@ -135,15 +134,12 @@ struct DesignRoutes: Sendable {
         if let hot = service.hot.get(key) {
             buffer = hot.buffer
         } else {
-            let admission = fairShare.admission(for: try await APIRoutes.share(request, context, accounts: accounts))
-            let bytes = try await call {
-                try await whileConnected(context.channel) {
-                    try await service.designFile(key: key, admission: admission) {
-                        if isPieces, let model { return try await service.piecesModel(of: spec, request: model) }
-                        let design = try await service.design(spec)
-                        if let model { return try await service.model(of: design, request: model) }
-                        return name == "design.pdb" ? StructureWriter.pdb(design.structure) : StructureWriter.mmCIF(design.structure)
-                    }
+            let bytes = try await fairShare.work(for: request, context, accounts: accounts) { admission in
+                try await service.designFile(key: key, admission: admission) {
+                    if isPieces, let model { return try await service.piecesModel(of: spec, request: model) }
+                    let design = try await service.design(spec)
+                    if let model { return try await service.model(of: design, request: model) }
+                    return name == "design.pdb" ? StructureWriter.pdb(design.structure) : StructureWriter.mmCIF(design.structure)
                 }
             }
             buffer = service.hot.put(CachedModel(key: key, moleculeID: "design", mediaType: type, bytes: bytes)).buffer
@@ -163,18 +159,10 @@ struct DesignRoutes: Sendable {
         return components.percentEncodedQuery ?? ""
     }
 
-    static func json(_ design: Design, saved: MoleculeRecord?) -> String {
-        let spec = design.spec
-        let query = query(spec)
-        let motifs: [JSONText.Value] = design.verdict.motifs.map { m in
-            .object([("name", .string(m.name)), ("pieces", .array(m.pieces.map { .int($0) })),
-                     ("example", m.example.map { .object([("id", .string($0.id)), ("note", .string($0.note))]) } ?? .null),
-                     ("note", m.note.map { .string($0) } ?? .null)])
-        }
-        let pieces: [JSONText.Value] = zip(spec.pieces, design.pieceRanges).map { piece, range in
-            .object([("kind", .string(piece.kind.rawValue)), ("name", .string(piece.kind.displayName)), ("length", .int(piece.length)),
-                     ("first", .int(range.lowerBound + 1)), ("last", .int(range.upperBound)), ("color", .string(piece.kind.color))])
-        }
+    /// The answer to a design (`DesignAnswer`, as `proteinar build --json` writes it) with the links to
+    /// its files, and the molecule when it was kept.
+    static func json(_ design: Design, saved: MoleculeRecord?) throws -> String {
+        let query = query(design.spec)
         // A refused design's model lights what the refusal is about and dims the rest.
         var model = query
         if let marked = design.verdict.markedSelection {
@@ -182,26 +170,10 @@ struct DesignRoutes: Sendable {
             components.queryItems = [URLQueryItem(name: "highlight", value: marked)]
             model += "&" + (components.percentEncodedQuery ?? "")
         }
-        let marked: [JSONText.Value] = design.verdict.marked.map { .object([("first", .int($0.lowerBound + 1)), ("last", .int($0.upperBound))]) }
-        var fields: [(String, JSONText.Value)] = [
-            ("name", .string(spec.name)),
-            ("valid", .bool(design.verdict.isValid)),
-            ("message", .string(design.verdict.message)),
-            ("reasons", .array(design.verdict.reasons.map { .string($0) })),
-            ("marked", .array(marked)),
-            ("motifs", .array(motifs)),
-            ("pieces", .array(pieces)),
-            ("residues", .int(spec.residueCount)),
-            ("seed", .raw(String(spec.seed))),
-            ("sequence", .string(String(spec.sequence))),
-            ("hydrogens", .bool(spec.hydrogens)),
-            ("secondaryStructure", .string(String(design.secondaryStructure.map(\.letter)))),
-            ("links", .object([
-                ("pdb", .string("/api/designs/design.pdb?\(query)")), ("cif", .string("/api/designs/design.cif?\(query)")),
-                ("glb", .string("/api/designs/model.glb?\(model)")), ("usdz", .string("/api/designs/model.usdz?\(model)")),
-            ])),
-        ]
-        if let saved { fields.append(("molecule", MoleculeJSON.value(saved))) }
-        return JSONText.render(.object(fields))
+        let links = DesignAnswer.Links(pdb: "/api/designs/design.pdb?\(query)", cif: "/api/designs/design.cif?\(query)",
+                                       glb: "/api/designs/model.glb?\(model)", usdz: "/api/designs/model.usdz?\(model)")
+        let text = String(decoding: try RoomJSON.encoder.encode(DesignAnswer(design, links: links)), as: UTF8.self)
+        guard let saved, text.hasSuffix("}") else { return text }
+        return text.dropLast() + ",\"molecule\":" + JSONText.render(MoleculeJSON.value(saved)) + "}"
     }
 }

@@ -1,6 +1,7 @@
 import CompressNIO
 import HTTPTypes
 import Hummingbird
+import MoleculeLibrary
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -12,7 +13,8 @@ import NIOCore
 /// did not ask for it; a request's `If-None-Match` of the gzip tag is matched against the plain
 /// one, so the routes' 304s keep working.
 struct CompressionMiddleware<Context: RequestContext>: RouterMiddleware {
-    let cache = GzipCache(capacity: 64 << 20)
+    /// The gzip of each answer with an ETag, made once (an empty entry: not worth compressing).
+    let cache = HotModelCache(limitBytes: 64 << 20)
 
     /// Media types worth compressing (without parameters).
     static var compressible: Set<String> {
@@ -49,11 +51,11 @@ struct CompressionMiddleware<Context: RequestContext>: RouterMiddleware {
         let key = response.headers[.eTag].map { "\($0) \(response.headers[.contentType] ?? "")" }
         let packed: ByteBuffer
         if let key, let known = cache.get(key) {
-            guard let known else { return response }
-            packed = known
+            guard known.mediaType == "gzip" else { return response }
+            packed = known.buffer
         } else {
             let made = Self.gzipped(try await Self.collect(response.body))
-            if let key { cache.put(key, made) }
+            if let key { cache.put(key: key, buffer: made ?? ByteBuffer(), mediaType: made == nil ? "identity" : "gzip") }
             guard let made else { return response }
             packed = made
         }
@@ -113,32 +115,5 @@ struct CompressionMiddleware<Context: RequestContext>: RouterMiddleware {
             bytes.buffer.writeBuffer(&part)
         }
         consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
-    }
-}
-
-/// Compressed bodies by ETag (and type), at most `capacity` bytes, the oldest dropped first; also
-/// remembers bodies that gzip does not shrink enough (nil), so they are not tried again.
-final class GzipCache: Sendable {
-    let capacity: Int
-    private let state = NIOLockedValueBox((entries: [String: ByteBuffer?](), order: [String](), bytes: 0))
-
-    init(capacity: Int) { self.capacity = capacity }
-
-    /// nil: not known; .some(nil): known not to be worth compressing.
-    func get(_ key: String) -> ByteBuffer?? {
-        state.withLockedValue { $0.entries[key] }
-    }
-
-    func put(_ key: String, _ value: ByteBuffer?) {
-        state.withLockedValue { s in
-            guard s.entries[key] == nil else { return }
-            s.entries[key] = .some(value)
-            s.order.append(key)
-            s.bytes += value?.readableBytes ?? 0
-            while s.bytes > capacity || s.order.count > 10_000, !s.order.isEmpty {
-                let oldest = s.order.removeFirst()
-                s.bytes -= (s.entries.removeValue(forKey: oldest) ?? nil)?.readableBytes ?? 0
-            }
-        }
     }
 }

@@ -231,9 +231,8 @@ struct RoomRoutes: Sendable {
             response = Responses.bytes(hot.buffer, type: hot.mediaType, etag: key, request: request, head: false,
                                        disposition: "inline; filename=\"room.\(format.rawValue)\"")
         } else {
-            let admission = fairShare.admission(for: try await APIRoutes.share(request, context, accounts: accounts))
-            let built = try await call {
-                try await whileConnected(context.channel) { try await service.roomModel(of: state, format: format, admission: admission) }
+            let built = try await fairShare.work(for: request, context, accounts: accounts) {
+                try await service.roomModel(of: state, format: format, admission: $0)
             }
             let entry = service.hot.put(CachedModel(key: built.key, moleculeID: "room", mediaType: built.mediaType, bytes: built.bytes))
             response = Responses.bytes(entry.buffer, type: built.mediaType, etag: built.key, request: request, head: false,

@@ -33,7 +33,10 @@ struct BuildCommand: ParsableCommand {
         if let output { try write(design, to: output) }
         let verdict = design.verdict
         if json {
-            print(String(decoding: try JSONEncoder().encode(DesignReport(design, seconds: buildSeconds)), as: UTF8.self))
+            // The same answer as POST /api/designs (without the links: no server), with the time it took.
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(DesignAnswer(design, milliseconds: buildSeconds * 1000)), as: UTF8.self))
             return
         }
         print(verdict.message + (verdict.isValid ? "." : ":"))
@@ -63,34 +66,5 @@ struct BuildCommand: ParsableCommand {
         }
         try writeFile(bytes, to: output)
         FileHandle.standardError.write(Data("wrote \(output) (\(bytes.count) bytes)\n".utf8))
-    }
-}
-
-/// The verdict and what was built, for `--json` and scripts.
-struct DesignReport: Encodable {
-    struct MotifJSON: Encodable { var name: String; var pieces: [Int]; var example: String?; var note: String? }
-    var valid: Bool
-    var message: String
-    var reasons: [String]
-    /// The residues a refusal is about, as [first, last] (1-based).
-    var marked: [[Int]]
-    var motifs: [MotifJSON]
-    var residues: Int
-    var sequence: String
-    var secondaryStructure: String
-    var pieces: [[Int]]
-    var milliseconds: Double
-
-    init(_ d: Design, seconds: Double) {
-        valid = d.verdict.isValid
-        message = d.verdict.message
-        reasons = d.verdict.reasons
-        marked = d.verdict.marked.map { [$0.lowerBound + 1, $0.upperBound] }
-        motifs = d.verdict.motifs.map { MotifJSON(name: $0.name, pieces: $0.pieces, example: $0.example?.id, note: $0.note) }
-        residues = d.spec.residueCount
-        sequence = String(d.spec.sequence)
-        secondaryStructure = String(d.secondaryStructure.map(\.letter))
-        pieces = d.pieceRanges.map { [$0.lowerBound + 1, $0.upperBound] }
-        milliseconds = seconds * 1000
     }
 }

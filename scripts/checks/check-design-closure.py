@@ -35,7 +35,7 @@ def build(binary, pieces, seed, out):
 def strand_residues(verdict, pieces):
     """1-based residue numbers of the strand pieces."""
     kinds = [p.split(":")[0] for p in pieces.split(",")]
-    return [r for (first, last), kind in zip(verdict["pieces"], kinds) if kind == "strand" for r in range(first, last + 1)]
+    return [r for piece, kind in zip(verdict["pieces"], kinds) if kind == "strand" for r in range(piece["first"], piece["last"] + 1)]
 
 
 def mkdssp_codes(path, partners=None):
@@ -93,7 +93,7 @@ def main():
                     worst[name] = min(worst[name], share)
                     if share < 80:
                         problems.append(f"seed {seed}: {name} finds {share:.0f} % of strand residues E")
-                (_, before), (after, _) = verdict["pieces"][0], verdict["pieces"][2]
+                before, after = verdict["pieces"][0]["last"], verdict["pieces"][2]["first"]
                 if after - before == 3 and partners.get(before) != after:
                     problems.append(f"seed {seed}: not a 2:2 hairpin (mkdssp pairs residue {before} with {partners.get(before)}, not {after})")
         if pieces in REFUSED and len(reasons) > 1:

@@ -154,8 +154,8 @@ for pieces, seed, expected, *sequence in DESIGNS:
     # Which residues belong to helix pieces (1-based inclusive ranges in the report).
     kinds = [p.split(":")[0] for p in pieces.split(",")]
     helix = set()
-    for kind, (first, last) in zip(kinds, verdict["pieces"]):
-        if kind in ("helix", "h", "alpha"): helix.update(range(first - 1, last))
+    for kind, piece in zip(kinds, verdict["pieces"]):
+        if kind in ("helix", "h", "alpha"): helix.update(range(piece["first"] - 1, piece["last"]))
     def atom(r, n):
         a = r.find_atom(n, "*")
         return a.pos if a else None

@@ -1,3 +1,5 @@
+import Geometry
+
 /// Finds the covalent bonds of a model:
 /// 1. within residues, from the Chemical Component Dictionary table (orders and aromaticity);
 /// 2. peptide (C–N) and phosphodiester (O3'–P) links between consecutive residues of a chain;
@@ -38,7 +40,7 @@ public enum BondBuilder {
             return x == 0 || y == 0 || x == y
         }
         func inRange(_ i: Int, _ j: Int) -> Bool {
-            let d = simd_distance(atoms.positions[i], atoms.positions[j])
+            let d = distance(atoms.positions[i], atoms.positions[j])
             return CovalentRange.contains(distance: d, atoms.elements[i], atoms.elements[j])
         }
         func add(_ i: Int, _ j: Int, _ order: BondOrder, checkUnique: Bool) {
@@ -83,7 +85,7 @@ public enum BondBuilder {
                 var best = -1
                 var bestDistance = Float.infinity
                 for j in range where !atoms.elements[j].isHydrogen && compatible(h, j) {
-                    let d = simd_distance(atoms.positions[h], atoms.positions[j])
+                    let d = distance(atoms.positions[h], atoms.positions[j])
                     if d < bestDistance { bestDistance = d; best = j }
                 }
                 if best >= 0 { add(h, best, .single, checkUnique: false) }
@@ -193,10 +195,4 @@ public enum BondBuilder {
         }
         return list
     }
-}
-
-@inline(__always)
-func simd_distance(_ a: SIMD3<Float>, _ b: SIMD3<Float>) -> Float {
-    let d = a - b
-    return (d * d).sum().squareRoot()
 }
