@@ -56,6 +56,11 @@ public struct ServerConfiguration: Sendable {
     /// The address phones reach this server at (a name, or the proxy's), for the desktop page's
     /// QR code; nil: the computer's network addresses (`PhoneAddress`).
     public var publicURL: String?
+    /// The map tile server's URL template (`https://tile.openstreetmap.org/{z}/{x}/{y}.png`): tiles
+    /// are fetched by this server and sent from its own origin (`MapTiles`); nil: no map tiles.
+    public var tileServer: String?
+    /// Whose tiles they are, shown on the map as the tile server's terms ask.
+    public var tileAttribution = "© OpenStreetMap contributors"
     public var tlsCertificate: String?
     public var tlsKey: String?
     /// Live sockets may compress large messages (permessage-deflate, which browsers offer): a late
@@ -167,6 +172,7 @@ public enum ProteinARServer {
             .register(on: router.group("api"))
         PhoneAddress(publicURL: configuration.publicURL, secure: configuration.tlsCertificate != nil, listensOn: configuration.host)
             .register(on: router.group("api"))
+        MapTiles(template: configuration.tileServer, attribution: configuration.tileAttribution, accounts: accounts).register(on: router)
         let sockets = Router(context: SocketContext.self)
         let presence = RoomPresence(sharedByServers: host.sharedByServers)
         let settingsFeed = RoomSettingsFeed(summaries: accounts.rooms)

@@ -16,6 +16,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Address to listen on (0.0.0.0: every interface, so phones on the network can connect).") var host = "0.0.0.0"
     @Option(help: "The address phones open this server at (https://proteinar.example.org), for the desktop page's QR code; by default the computer's network address.")
     var publicUrl: String?
+    @Option(help: "The map's tile server, as a URL template (https://tile.openstreetmap.org/{z}/{x}/{y}.png): tiles are fetched by this server, kept, and sent from its own origin; without it the map lists rooms by distance.")
+    var tileServer: String?
+    @Option(help: "Whose map tiles they are, shown on the map.") var tileAttribution = "© OpenStreetMap contributors"
     @Option(help: "Largest upload, in megabytes.") var maxUploadMB = 64
     @Option(help: "Serve the web app from this folder instead of the bundled copy.") var webRoot: String?
     @Flag(inversion: .prefixedNo, help: "Fill an empty library with the bundled starter molecules.") var starter = true
@@ -33,6 +36,14 @@ struct ServeCommand: AsyncParsableCommand {
                 throw CLIError("--public-url '\(publicUrl.prefix(80))': expected an address such as https://proteinar.example.org")
             }
             configuration.publicURL = publicUrl.hasSuffix("/") ? String(publicUrl.dropLast()) : publicUrl
+        }
+        if let tileServer {
+            guard tileServer.hasPrefix("http://") || tileServer.hasPrefix("https://"),
+                  ["{z}", "{x}", "{y}"].allSatisfy(tileServer.contains) else {
+                throw CLIError("--tile-server '\(tileServer.prefix(80))': expected a URL template with {z}, {x} and {y}, such as https://tile.openstreetmap.org/{z}/{x}/{y}.png")
+            }
+            configuration.tileServer = tileServer
+            configuration.tileAttribution = tileAttribution
         }
         configuration.maxUploadBytes = maxUploadMB << 20
         configuration.webRoot = webRoot

@@ -384,6 +384,8 @@ export const acceptInvitation = (id) => request('POST', `/api/invitations/${enco
 export const declineInvitation = (id) => request('DELETE', `/api/invitations/${encodeURIComponent(id)}`);
 /// The address a phone can open this server at (for the desktop page's QR code): {address, source, reason?}.
 export const phoneAddress = () => request('GET', '/api/phone-address');
+/** Where the map's tiles come from through this server, and whose they are; or why there are none. */
+export const mapTiles = () => request('GET', '/api/map');
 export const roomOperations = (id, after = 0) => request('GET', `${roomPath(id)}/operations?${new URLSearchParams({ after })}`);
 /** The room's content right after operation `at` (0: empty), as a state; 400 past its last operation. */
 export const roomStateAt = (id, at) => request('GET', `${roomPath(id)}/state?${new URLSearchParams({ at })}`);

@@ -1,16 +1,14 @@
-// The map of rooms (#/map): rooms that have a location, on an OpenStreetMap map drawn by Leaflet
-// (served by this server from Debian's libjs-leaflet, so no CDN is involved), and always a list of
-// the same rooms sorted by distance. When the map cannot work (Leaflet missing, or its tiles do not
-// load: no internet, a blocked tile server, a server whose security policy keeps the page to its own
-// origin) the list is what remains, and the page says why.
+// The map of rooms (#/map): rooms that have a location, on a map drawn by Leaflet (served by this
+// server from Debian's libjs-leaflet) with tiles this server fetches and sends from its own origin
+// (GET /api/map says where, and whose; `proteinar serve --tile-server`), and always a list of the
+// same rooms sorted by distance. When the map cannot work (Leaflet missing, no tile server set, or
+// its tiles do not load) the list is what remains, and the page says why.
 import * as api from './api.js';
-import { allows } from './policy.js';
 import { whereAmI } from './where-am-i.js';
 import { loadLibrary } from './web-libraries.js';
 
 const LEAFLET_JS = '/vendor/leaflet/leaflet.js';
 const LEAFLET_CSS = '/vendor/leaflet/leaflet.css';
-const TILES = 'https://tile.openstreetmap.org/{z}/{x}/{y}.png';
 // Tiles that have not loaded by then are taken as not coming at all.
 const TILE_WAIT_MS = 8000;
 const EARTH_RADIUS_KM = 6371.0088;
@@ -21,6 +19,7 @@ export function setupMap(app) {
   let map = null;
   let markers = null;
   let mapFailed = null;    // why the map is not shown, once known
+  let tileSource = null;   // GET /api/map: {tiles, attribution} or {why}
   let serial = 0;
   let shown = [];          // the rooms on show, for re-listing them from a new centre
   let youMarker = null;
@@ -39,14 +38,12 @@ export function setupMap(app) {
     }
     if (mine !== serial) return;
     shown = rooms;
-    // Tiles come from OpenStreetMap: if the page's Content-Security-Policy does not allow images
-    // from there, the browser would refuse every tile, so the map is not tried at all.
-    if (!mapFailed && !(await allows('img-src', TILES.replace(/\{.*$/, '')))) {
-      mapFailed = 'This server lets the page load pictures from itself only, so the map tiles (from OpenStreetMap) cannot be shown.';
-    }
+    // The tiles come through this server (GET /api/map): without a tile server, no map is tried.
+    tileSource ??= await api.mapTiles().catch(() => ({ why: 'The map could not be asked for (is this device offline?).' }));
+    if (!mapFailed && !tileSource.tiles) mapFailed = tileSource.why ?? 'This server has no map tiles.';
     const L = mapFailed ? null : await loadLeaflet();
     if (mine !== serial) return;
-    if (L && !mapFailed) showMap(L, rooms);
+    if (L && !mapFailed) showMap(L, rooms, tileSource);
     else fallBack(mapFailed ?? 'The map is not available on this server.');
     // Distances from where the person is; if they keep that to themselves, from the map's middle.
     listRooms(rooms, null, 'Finding where you are…');
@@ -77,13 +74,13 @@ export function setupMap(app) {
       el('span', { class: 'meta' }, room.ownerName ? ` · by ${room.ownerName}` : ''))));
   }
 
-  function showMap(L, rooms) {
+  function showMap(L, rooms, source) {
     const box = $('map-canvas');
     box.hidden = false;
     $('map-section').dataset.map = 'leaflet';
     if (!map) {
       map = L.map(box, { worldCopyJump: true }).setView([20, 0], 2);
-      const tiles = L.tileLayer(TILES, { maxZoom: 19, attribution: '© <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors' });
+      const tiles = L.tileLayer(source.tiles, { maxZoom: 19, attribution: source.attribution ?? '' });
       let loaded = 0;
       tiles.on('tileload', () => { loaded += 1; });
       tiles.on('tileerror', () => { if (loaded === 0) fallBack('The map tiles could not be loaded (is this device offline?).'); });

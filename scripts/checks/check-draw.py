@@ -11,8 +11,8 @@ WebXR stand-in of check-web.py). Strokes drawn with the mouse in one page appear
 undo, clear (after a confirmation), notes (shown as text, never markup), presence, the status line,
 a dropped connection (nothing lost, nothing twice), a guest who may only watch, AR drawing, the
 room's USDZ (it must answer 200 and pass usdz-check: a 404 is a failure, not a skip), and the
-map's list of rooms by distance when the map tiles cannot load (always so here: no internet, and the
-server's Content-Security-Policy keeps images to its own origin). Ada, the server's first account, is
+map's list of rooms by distance when the server has no tile server, and on a second server with a
+stand-in tile server (there is no internet) the map drawn with tiles from the server's own origin. Ada, the server's first account, is
 shown as its administrator; a bare socket with no account and no guest key is counted as a watcher,
 not listed. No page may break the Content-Security-Policy (a console message naming it fails). Each
 check prints ok/FAIL; the script ends with `N passed, M failed` and exits 1 on a failure."""
@@ -24,7 +24,7 @@ from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser
 from proteinar_testing.http_client import fetch
 from proteinar_testing.paths import CHECK_USDZ
 from proteinar_testing.report import Tally, short
-from proteinar_testing import history_checks, room_checks
+from proteinar_testing import history_checks, room_checks, tile_checks
 from proteinar_testing.server import ServerProcess
 from proteinar_testing.venv import require
 
@@ -435,14 +435,15 @@ try:
     check("the owner's settings reach the other clients live: Guests may draw gives the watching guest the drawing tools, unticking takes them away",
           bool(given and taken), f"{given!r} / {taken!r} / " + str(guest.js("return document.getElementById('room-facts').textContent")))
 
-    # ---- The map: tiles cannot load here, so the list by distance is what shows ----
+    # ---- The map: no tile server here, so the list by distance is what shows, and why ----
     ada.go(base + "/?map#/map")  # a fresh page load
     listed = ada.wait("""const l = [...document.querySelectorAll('#map-list li[data-km]')];
                          return document.getElementById('map-canvas').hidden && l.length === 3 && document.getElementById('map-origin').textContent.includes('from where you are')
                            && l.map(li => li.textContent)""", 40)
     note = ada.js("return document.getElementById('map-note').textContent")
     kms = ada.js("return [...document.querySelectorAll('#map-list li')].map(li => Number(li.dataset.km))")
-    check("the map falls back to a list of rooms by distance when the tiles do not load", bool(listed) and "listed by distance" in note, f"{listed} / {note!r}")
+    check("without a tile server the map says why and lists the rooms by distance", bool(listed) and "listed by distance" in note
+          and "--tile-server" in note, f"{listed} / {note!r}")
     check("the list is nearest first, in km (Cambridge, Oxford, Berlin from Cambridge)",
           bool(listed) and "Active site" in listed[0] and "Oxford" in listed[1] and "Berlin" in listed[2] and "km" in listed[1]
           and kms == sorted(kms) and 100 < kms[1] < 130 and 900 < kms[2] < 1000, f"{listed} {kms}")
@@ -454,6 +455,9 @@ try:
 
     # ---- Issue 17's phone features: hue slider, residue notes in 3D, AR along the finger's ray, the room's place, Locate me ----
     room_checks.run(check, ada=ada, bob=bob, guest=guest, base=base, room_id=room_id, shots=shots)
+
+    # ---- The map with tiles, through a second server with --tile-server ----
+    tile_checks.run(check, binary, guest)
 except Exception as e:
     import traceback; traceback.print_exc()
     check("the browser run finished", False, repr(e))

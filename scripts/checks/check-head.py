@@ -34,6 +34,8 @@ def examples(room):
         "/api/designs/{file}": ["/api/designs/pieces.glb?pieces=helix:14", "/api/designs/model.glb?pieces=helix:14"],
         "/api/session": ["/api/session"],
         "/api/phone-address": ["/api/phone-address"],
+        "/api/map": ["/api/map"],
+        "/tiles/{z}/{x}/{y}.png": ["/tiles/0/0/0.png", "/tiles/30/0/0.png"],
         "/api/profile": ["/api/profile"],
         "/api/rooms": ["/api/rooms"],
         "/api/rooms/{room}": [f"/api/rooms/{room}?state=none", f"/api/rooms/{room}"],
