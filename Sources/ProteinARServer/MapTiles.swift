@@ -8,21 +8,20 @@ import NIOCore
 /// pictures to the server, so `GET /tiles/{z}/{x}/{y}.png` fetches each tile once from the tile
 /// server named by `--tile-server` (a template such as `https://tile.openstreetmap.org/{z}/{x}/{y}.png`),
 /// keeps it in memory and sends it with a day's caching. `GET /api/map` tells the page whether there
-/// are tiles and whose they are, or why not. A client may ask for 600 tiles a minute (a map panned
+/// are tiles and whose they are, or why not. An address may ask for 600 tiles a minute (a map panned
 /// about freely), at most 1 MB each; tiles asked for at once are fetched once.
 struct MapTiles: Sendable {
     /// The tile server's URL template; nil: no tiles (the page lists the rooms by distance).
     let template: String?
     let attribution: String
-    let accounts: Accounts
     private let cache = HotModelCache(limitBytes: 64 << 20)
     private let fetching = SharedWork<ByteBuffer>()
     private let perClient = RateLimiter(burst: 600, per: 60)
     static let deepestZoom = 19
     static let largestTile = 1 << 20
 
-    init(template: String?, attribution: String, accounts: Accounts) {
-        self.template = template; self.attribution = attribution; self.accounts = accounts
+    init(template: String?, attribution: String) {
+        self.template = template; self.attribution = attribution
     }
 
     func register(on router: Router<ServerContext>) {
@@ -42,8 +41,7 @@ struct MapTiles: Sendable {
         if let kept = cache.get(key) {
             png = kept.buffer
         } else {
-            let client = try await APIRoutes.share(request, context, accounts: accounts)
-            try call { try perClient.take(client.address, what: "map tiles (a minute's worth)", from: "your address") }
+            try call { try perClient.take(context.clientAddress, what: "map tiles (a minute's worth)", from: "your address") }
             let url = template.replacingOccurrences(of: "{z}", with: String(z)).replacingOccurrences(of: "{x}", with: String(x))
                 .replacingOccurrences(of: "{y}", with: String(y))
             png = try await fetching.run(key) { try await Self.fetch(url) }

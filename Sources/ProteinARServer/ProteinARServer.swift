@@ -172,7 +172,7 @@ public enum ProteinARServer {
             .register(on: router.group("api"))
         PhoneAddress(publicURL: configuration.publicURL, secure: configuration.tlsCertificate != nil, listensOn: configuration.host)
             .register(on: router.group("api"))
-        MapTiles(template: configuration.tileServer, attribution: configuration.tileAttribution, accounts: accounts).register(on: router)
+        MapTiles(template: configuration.tileServer, attribution: configuration.tileAttribution).register(on: router)
         let sockets = Router(context: SocketContext.self)
         let presence = RoomPresence(sharedByServers: host.sharedByServers)
         let settingsFeed = RoomSettingsFeed(summaries: accounts.rooms)

@@ -385,7 +385,9 @@ export const declineInvitation = (id) => request('DELETE', `/api/invitations/${e
 /// The address a phone can open this server at (for the desktop page's QR code): {address, source, reason?}.
 export const phoneAddress = () => request('GET', '/api/phone-address');
 /** Where the map's tiles come from through this server, and whose they are; or why there are none. */
-export const mapTiles = () => request('GET', '/api/map');
+export const mapTiles = () => getJSON('/api/map');
+/** What the model routes accept (styles, colour schemes, …), from the engine: model-options.js. */
+export const modelOptions = () => getJSON('/api/model-options');
 export const roomOperations = (id, after = 0) => request('GET', `${roomPath(id)}/operations?${new URLSearchParams({ after })}`);
 /** The room's content right after operation `at` (0: empty), as a state; 400 past its last operation. */
 export const roomStateAt = (id, at) => request('GET', `${roomPath(id)}/state?${new URLSearchParams({ at })}`);

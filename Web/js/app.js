@@ -184,12 +184,12 @@ function ensureBuildViewer() {
   build.show();
   return buildViewer;
 }
-// The profile lists the person's rooms as the rooms page does (rooms is made just below; the
-// profile asks for it only once shown).
 // The style and colour menus come from the server's model options, before any screen is set up.
 await loadModelOptions();
 fillMenu($('style'), styles());
 fillMenu($('color'), colours());
+// The profile lists the person's rooms as the rooms page does (rooms is made just below; the
+// profile asks for it only once shown).
 const account = setupAccount({ $, el, say, refresh: () => route(), roomItem: (room) => rooms.roomItem(room) });
 const rooms = setupRooms({ $, el, say, account });
 const explore = setupExplore({ $, el, say, account, route, onModelShown: () => updateAR() });

@@ -3,13 +3,13 @@
 // (how far its surface reaches past the atoms, whether it follows the chain's trace) comes from it.
 // Loaded once, before the first screen shows (app.js); offline, the service worker's copy.
 
+import * as api from './api.js';
+
 let loaded = null;
 
 export async function loadModelOptions() {
-  try {
-    const response = await fetch('/api/model-options');
-    if (response.ok) loaded = await response.json();
-  } catch { /* offline with no copy kept: the menus offer Automatic alone */ }
+  // Offline with no copy kept: the menus offer Automatic alone.
+  loaded = await api.modelOptions().catch(() => null);
   return loaded;
 }
 
