@@ -16,7 +16,8 @@ Each check prints ok/FAIL; the script ends with `N passed, M failed` and exits 1
 import base64, os, subprocess, sys, tempfile, time, urllib.request
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
 from proteinar_testing.archive import ArchiveStandIn
-from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser, fill_registration, register_through_page
+from proteinar_testing.android_ar_checks import check_android_ar
+from proteinar_testing.browser import Browser, fill_registration, register_through_page
 from proteinar_testing.build_screen import check_build_screen
 from proteinar_testing.capture_checks import check_capture
 from proteinar_testing.offline_checks import check_offline
@@ -55,10 +56,6 @@ const d = x.getImageData(c.width * .3, c.height * .3, c.width * .4, c.height * .
 for (let i = 0; i < d.length; i += 4) { if (d[i] < 245 || d[i+1] < 245 || d[i+2] < 245) n++; h = (h * 31 + d[i] + d[i+1] * 3 + d[i+2] * 7) | 0; }
 return [n, h, d.length / 4];"""
 
-# Pixels of the 3D view's middle that are drawn (not transparent): what WebXR would lay over the camera.
-DRAWN = """const c = document.getElementById('viewer'); const t = document.createElement('canvas'); t.width = c.width; t.height = c.height;
-const x = t.getContext('2d'); x.drawImage(c, 0, 0); const d = x.getImageData(c.width * .3, c.height * .3, c.width * .4, c.height * .4).data;
-let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++; return n / (d.length / 4);"""
 # The box of the 3D view's drawn (not white) pixels, as fractions of the view: [width, height, smaller side].
 COVER = """const c = document.getElementById('viewer'); if (!c.width) return null;
 const t = document.createElement('canvas'); t.width = c.width; t.height = c.height; const x = t.getContext('2d'); x.drawImage(c, 0, 0);
@@ -389,63 +386,8 @@ finally:
     keep_csp(b)
     b.close()
 
-# Android Chrome: WebXR immersive-ar with hit-test (navigator.xr stubbed, see XR_STUB), Scene Viewer beside it.
-phone = None
-try:
-    phone = Browser(args=[f"--user-agent={ANDROID_UA}"], width=412, height=915)
-    phone.before_each_page(XR_STUB)
-    phone.go(base + "/#/explore/1AKE")
-    ok = bool(phone.wait("return document.getElementById('status').textContent.startsWith('1AKE')", 90))
-    link = phone.js("return document.querySelector('#ar-slot .scene-viewer-link')?.getAttribute('href')")
-    check("on Android, a Scene Viewer link to the GLB sits beside View in AR", bool(ok and link and link.startswith("intent://arvr.google.com/scene-viewer/1.0?file=") and "model.glb" in link), str(link))
-    phone.click("#ar-button")
-    st = phone.wait("const s = document.getElementById('ar-status'); return !document.getElementById('ar-overlay').hidden && s.textContent", 20)
-    init = phone.js("return window.__xr.mode + ' ' + JSON.stringify(window.__xr.init.requiredFeatures)")
-    check("View in AR starts an immersive-ar session with hit-test and says to look for a surface",
-          bool(st and "find a surface" in st) and init == 'immersive-ar ["hit-test"]', f"{st} / {init}")
-    check("the AR overlay takes keyboard focus on Exit AR", phone.js("return document.activeElement.id") == "ar-exit")
-    empty = phone.wait("const v = (() => {" + DRAWN + "})(); return v === 0 ? 'clear' : null", 10)
-    check("before a surface is found the AR layer is clear (the camera shows through)", empty == "clear",
-          str(phone.js("return (() => {" + DRAWN + "})()")))
-    phone.js("window.__xr.surface = true")
-    st = phone.wait("const s = document.getElementById('ar-status').textContent; return s.includes('Tap to place') && s", 10)
-    ring = phone.wait("const v = (() => {" + DRAWN + "})(); return v > 0 && v < 0.05 && v", 10)
-    check("a surface found: the reticle is drawn and the status says to tap", bool(st and ring), f"{st} / {ring}")
-    phone.js("window.__xr.session.dispatchEvent(new Event('select'))")
-    st = phone.wait("const o = document.getElementById('ar-overlay'); const s = document.getElementById('ar-status').textContent; return o.dataset.placed && s.includes('pinch') && s", 10)
-    cover = phone.wait("const v = (() => {" + DRAWN + "})(); return v > 0.05 && v", 10)
-    check("a tap places the molecule on the surface and draws it", bool(st and "pinch" in st and cover), f"{st} / {cover}")
-    scale = phone.js("""const o = document.getElementById('ar-overlay');
-        const ev = (type, id, x, y) => o.dispatchEvent(new PointerEvent(type, { pointerId: id, clientX: x, clientY: y, bubbles: true, pointerType: 'touch' }));
-        ev('pointerdown', 1, 100, 400); ev('pointerdown', 2, 200, 400); ev('pointermove', 2, 300, 400);
-        const scale = o.dataset.scale; ev('pointermove', 2, 100, 600); const turn = o.dataset.turn;
-        ev('pointerup', 1, 100, 400); ev('pointerup', 2, 100, 600); return [scale, turn];""")
-    check("pinch scales and twist turns the placed molecule", scale[0] == "2.00" and scale[1] not in ("0", "-0"), str(scale))
-    phone.js("window.__xr.session.dispatchEvent(new Event('selectstart')); window.__xr.touch = { x: 0.2, y: 0.7, z: -0.6 };")
-    moved = phone.wait("return document.getElementById('ar-overlay').dataset.position === '0.20 0.70 -0.60'", 10)
-    phone.js("window.__xr.session.dispatchEvent(new Event('selectend')); window.__xr.touch = null;")
-    check("dragging a finger moves the molecule to where it points on the surface", bool(moved),
-          phone.js("return document.getElementById('ar-overlay').dataset.position"))
-    phone.click("#ar-exit")
-    st = phone.wait("return document.getElementById('ar-overlay').hidden && document.getElementById('status').textContent", 10)
-    opaque = phone.wait("const v = (() => {" + DRAWN + "})(); return v === 1 && v", 10)
-    check("Exit AR ends the session and returns to the page's own 3D view", bool(st and st.startswith("Left AR") and opaque), f"{st} / {opaque}")
-    # The Build screen's pieces before Try: the same WebXR session, and Scene Viewer on the pieces' GLB.
-    phone.go(base + "/#/build")
-    phone.wait("return !!document.querySelector('#view-build .piece')", 20) and phone.click("#view-build .piece[data-kind='helix']")
-    link = phone.wait("return document.getElementById('build-viewer').width && document.querySelector('#build-pieces-ar-slot .scene-viewer-link')?.getAttribute('href')", 30)
-    drawn = "const v = (() => {" + CANVAS.replace("getElementById('viewer')", "getElementById('build-viewer')") + "})(); return v && v[0] > v[2] * 0.01"
-    if link and phone.wait(drawn, 60): phone.click("#build-pieces-ar-button")
-    st = phone.wait("const s = document.getElementById('ar-status'); return !document.getElementById('ar-overlay').hidden && s.textContent", 20)
-    check("on Android, See pieces in AR starts WebXR, with Scene Viewer on the pieces' GLB beside it",
-          bool(link and "pieces.glb" in link and st and ("find a surface" in st or "Tap to place" in st)), f"{link} / {st}")
-    phone.click("#ar-exit")
-except Exception as e:
-    check("the Android AR run finished", False, repr(e))
-finally:
-    if phone:
-        keep_csp(phone)
-        phone.close()
+# Android Chrome: WebXR immersive-ar with hit-test, Scene Viewer beside it.
+check_android_ar(base, check, keep_csp, CANVAS)
 
 # Pictures, videos and AR photos, saved through the share sheet or downloaded; progress said in words.
 check_capture(base, check, keep_csp)
