@@ -394,7 +394,7 @@ export const roomStateAt = (id, at) => request('GET', `${roomPath(id)}/state?${n
 
 /**
  * Where a room's live socket is: ws: or wss: like the page, resuming after `after`, as a guest with
- * `guest`. A whole room comes in the compact form (room-sync.js expandSnapshot, a third of the
+ * `guest`. A whole room comes in the compact form (compact-snapshot.js expandSnapshot, a third of the
  * bytes), `deflated` (compressed once by the server, a binary frame) or in the welcome (`compact`).
  */
 export function roomSocketURL(id, { after = null, guest = null, snapshot = 'compact' } = {}) {

@@ -1,5 +1,5 @@
 """The compact snapshot (`snapshot=compact` or `deflated` on the live socket, docs/rooms-protocol.md)
-made plain, as room-sync.js's expandSnapshot does: for checks and benchmarks to compare with the
+made plain, as compact-snapshot.js's expandSnapshot does: for checks and benchmarks to compare with the
 plain state."""
 import json
 import zlib
