@@ -8,7 +8,7 @@ let package = Package(
         .library(name: "Molecule", targets: ["Molecule"]),
         .library(name: "SceneExport", targets: ["SceneExport"]),
         .library(name: "MoleculeMesh", targets: ["MoleculeMesh"]),
-        .library(name: "Library", targets: ["Library"]),
+        .library(name: "Storage", targets: ["Storage"]),
         .library(name: "PDBArchive", targets: ["PDBArchive"]),
         .library(name: "ProteinDesign", targets: ["ProteinDesign"]),
         .library(name: "SketchRooms", targets: ["SketchRooms"]),
@@ -68,7 +68,7 @@ let package = Package(
         // Shared sketch rooms: rooms, permissions and the operation log, with no I/O.
         .target(name: "SketchRooms", dependencies: ["TextOutput"]),
         // Rooms hosted on a room-log store: durable before acknowledged, live to subscribers.
-        .target(name: "RoomHost", dependencies: ["SketchRooms", "Library", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "RoomHost", dependencies: ["SketchRooms", "Storage", .product(name: "Logging", package: "swift-log")]),
         // CPU rendering of triangle scenes to PNG pictures (previews, thumbnails).
         .target(
             name: "SceneRender",
@@ -81,7 +81,7 @@ let package = Package(
         // Persistence: the library's molecules, original files and cached models, accounts and room
         // logs, in SQLite or PostgreSQL.
         .target(
-            name: "Library",
+            name: "Storage",
             dependencies: [
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -103,7 +103,7 @@ let package = Package(
         .target(
             name: "MoleculeLibrary",
             dependencies: [
-                "Molecule", "MoleculeMesh", "SceneExport", "SceneRender", "Library", "PDBArchive", "ProteinDesign",
+                "Molecule", "MoleculeMesh", "SceneExport", "SceneRender", "Storage", "PDBArchive", "ProteinDesign",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -116,7 +116,7 @@ let package = Package(
         .target(
             name: "RoomModels",
             dependencies: [
-                "Geometry", "Library", "MoleculeLibrary", "MoleculeMesh", "SceneExport", "SketchRooms",
+                "Geometry", "Storage", "MoleculeLibrary", "MoleculeMesh", "SceneExport", "SketchRooms",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -127,7 +127,7 @@ let package = Package(
         .target(
             name: "ProteinARServer",
             dependencies: [
-                "Library", "Molecule", "MoleculeLibrary", "MoleculeMesh", "PDBArchive", "ProteinDesign", "RoomHost", "RoomModels",
+                "Storage", "Molecule", "MoleculeLibrary", "MoleculeMesh", "PDBArchive", "ProteinDesign", "RoomHost", "RoomModels",
                 "SceneExport", "SketchRooms", "TextOutput", "WebApp",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CompressNIO", package: "compress-nio"),
@@ -166,7 +166,7 @@ let package = Package(
         .executableTarget(
             name: "proteinar",
             dependencies: [
-                "Library", "Molecule", "MoleculeLibrary", "MoleculeMesh", "PDBArchive", "ProteinARServer", "ProteinDesign",
+                "Storage", "Molecule", "MoleculeLibrary", "MoleculeMesh", "PDBArchive", "ProteinARServer", "ProteinDesign",
                 "RoomLoad", "SceneExport", "SceneRender",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -186,7 +186,7 @@ let package = Package(
         // database from PROTEINAR_TEST_POSTGRES_URL) and bounded waits.
         .target(
             name: "TestSupport",
-            dependencies: ["Library", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["Storage", .product(name: "PostgresNIO", package: "postgres-nio")],
             path: "Tests/TestSupport"
         ),
         // The RCSB and AlphaFold DB stand-in, and starting a Hummingbird application on a loopback port.
@@ -200,16 +200,16 @@ let package = Package(
             ],
             path: "Tests/TestArchive"
         ),
-        .testTarget(name: "LibraryTests", dependencies: ["Library", "TestSupport"]),
-        .testTarget(name: "RoomHostTests", dependencies: ["RoomHost", "Library", "SketchRooms", "TestSupport"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
+        .testTarget(name: "RoomHostTests", dependencies: ["RoomHost", "Storage", "SketchRooms", "TestSupport"]),
         .testTarget(
             name: "MoleculeLibraryTests",
-            dependencies: ["Library", "MoleculeLibrary", "MoleculeMesh", "PDBArchive", "SceneExport", "TestArchive", "TestSupport"]
+            dependencies: ["Storage", "MoleculeLibrary", "MoleculeMesh", "PDBArchive", "SceneExport", "TestArchive", "TestSupport"]
         ),
         .testTarget(
             name: "ProteinARServerTests",
             dependencies: [
-                "Library", "MoleculeLibrary", "PDBArchive", "ProteinARServer", "RoomModels", "SceneExport", "SketchRooms", "TestArchive",
+                "Storage", "MoleculeLibrary", "PDBArchive", "ProteinARServer", "RoomModels", "SceneExport", "SketchRooms", "TestArchive",
                 "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CompressNIO", package: "compress-nio"),

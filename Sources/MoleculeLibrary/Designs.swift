@@ -1,5 +1,5 @@
 import Foundation
-import Library
+import Storage
 import Molecule
 import MoleculeMesh
 import ProteinDesign
@@ -72,7 +72,7 @@ extension LibraryService {
             return existing
         }
         let status = design.verdict.isValid ? "holds together" : "does not hold together"
-        return try await add(bytes: StructureWriter.pdb(design.structure), fileName: "\(id).pdb", id: id, source: "design",
+        return try await add(bytes: StructureWriter.pdb(design.structure), fileName: "\(id).pdb", id: id, source: .design,
                              description: "Built in ProteinAR from \(design.spec.name); it \(status).", owner: owner)
     }
 }

@@ -1,4 +1,4 @@
-import Library
+import Storage
 import NIOConcurrencyHelpers
 import NIOCore
 

@@ -1,7 +1,7 @@
 import CompressNIO
 import NIOCore
 import Foundation
-import Library
+import Storage
 import Logging
 import Molecule
 import MoleculeMesh
@@ -111,12 +111,12 @@ public final class LibraryService: Sendable {
     /// one transaction. The id defaults to `upload-` and the start of the file's hash. `owner`: the
     /// account that adds it, which keeps it in its list; it owns uploads and designs (and may
     /// delete them), which count against its storage quota.
-    public func add(bytes: [UInt8], fileName: String, id: String? = nil, source: String = "upload",
+    public func add(bytes: [UInt8], fileName: String, id: String? = nil, source: MoleculeSource = .upload,
                     description: String? = nil, titleFallback: String? = nil, owner: String? = nil, inLibrary: Bool = true,
                     progress: ProgressHandler? = nil) async throws -> MoleculeRecord {
         // Uploads are held to the upload limit; files from the archives were already held to the
         // client's download limit. Inflated files get eight times as much room, within 1 GiB.
-        let limit = source == "upload" ? maxUploadBytes : max(maxUploadBytes, 256 << 20)
+        let limit = source == .upload ? maxUploadBytes : max(maxUploadBytes, 256 << 20)
         guard bytes.count <= limit else {
             throw LibraryError.tooLarge("\(fileName): \(bytes.count) bytes is more than the \(limit) accepted")
         }
@@ -149,16 +149,16 @@ public final class LibraryService: Sendable {
                 organism: summary.organisms.isEmpty ? nil : summary.organisms.joined(separator: "; "),
                 atoms: summary.atoms, residues: summary.residues, chains: summary.chains.count, format: summary.format,
                 fileHash: hash, fileSize: plain.count, summaryJSON: json,
-                ownerID: source == "upload" || source == "design" ? owner : nil, inLibrary: inLibrary)
+                ownerID: source == .upload || source == .design ? owner : nil, inLibrary: inLibrary)
             let compressed = StructureReader.isGzip(bytes) ? bytes : try Self.gzip(plain)
             return (record, compressed)
         }
         // The same file uploaded again is the molecule already there (its dates and cached models kept).
-        if source == "upload", let existing = try await store.molecule(id: prepared.0.id), existing.fileHash == prepared.0.fileHash {
+        if source == .upload, let existing = try await store.molecule(id: prepared.0.id), existing.fileHash == prepared.0.fileHash {
             if let owner { try await store.keep(moleculeID: existing.id, accountID: owner) }
             return existing
         }
-        if source != "starter" && inLibrary { try await checkQuota(adding: prepared.0) }
+        if source != .starter && inLibrary { try await checkQuota(adding: prepared.0) }
         progress?(WorkProgress(stage: "store", message: "storing \(prepared.0.id)"))
         if inLibrary {
             try await store.add(prepared.0, compressedFile: prepared.1)
@@ -229,7 +229,7 @@ public final class LibraryService: Sendable {
     }
 
     /// The entry's file from its archive: bytes, file name, source and a title for files without one.
-    func download(_ id: EntryID, progress: ProgressHandler?) async throws -> ([UInt8], String, String, String?) {
+    func download(_ id: EntryID, progress: ProgressHandler?) async throws -> ([UInt8], String, MoleculeSource, String?) {
         counters.countDownload()
         progress?(WorkProgress(stage: "download", message: "downloading \(id.libraryID)", fraction: 0))
         let onBytes: DownloadProgress = { received, total in
@@ -240,10 +240,10 @@ public final class LibraryService: Sendable {
             switch id {
             case .uniProt:
                 let model = try await archive.alphaFold(id, progress: onBytes)
-                return (model.file.bytes, model.file.fileName, "alphafold", model.description.map { "AlphaFold model of \($0)" })
+                return (model.file.bytes, model.file.fileName, .alphafold, model.description.map { "AlphaFold model of \($0)" })
             case .pdb, .extendedPDB:
                 let file = try await archive.download(id, progress: onBytes)
-                return (file.bytes, file.fileName, "rcsb", nil)
+                return (file.bytes, file.fileName, .rcsb, nil)
             }
         } catch let error as ArchiveError {
             switch error {
@@ -263,7 +263,7 @@ public final class LibraryService: Sendable {
                                    fraction: Double(added) / Double(StarterLibrary.count)))
             // Files without a title (some mmCIF writers drop it) are named by the description's first clause.
             let fallback = String(entry.description.prefix { $0 != ":" })
-            _ = try await add(bytes: entry.bytes, fileName: entry.fileName, id: entry.id, source: "starter",
+            _ = try await add(bytes: entry.bytes, fileName: entry.fileName, id: entry.id, source: .starter,
                               description: entry.description, titleFallback: fallback)
             added += 1
         }

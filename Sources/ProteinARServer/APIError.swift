@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import ProteinDesign
-import Library
+import Storage
 import NIOCore
 import NIOHTTP1
 import MoleculeLibrary

@@ -1,10 +1,11 @@
 import Foundation
 import Hummingbird
-import Library
 import MoleculeLibrary
 import MoleculeMesh
 import PDBArchive
 import SceneExport
+import SketchRooms
+import Storage
 
 /// The JSON API under `/api` (described in `/api/openapi.yaml`).
 struct APIRoutes: Sendable {
@@ -42,7 +43,7 @@ struct APIRoutes: Sendable {
 
     /// What the model routes accept (`ModelOptionsDescription`), written once: the page's menus
     /// are built from it. It changes only with the server, so a browser may keep it an hour.
-    static let modelOptionsText = (try? RoomJSON.encoder.encode(ModelOptionsDescription(limits: .web))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    static let modelOptionsText = (try? RoomWire.encoder.encode(ModelOptionsDescription(limits: .web))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     static var modelOptions: Response {
         var response = Responses.json(modelOptionsText)
         response.headers[.cacheControl] = "public, max-age=3600"
@@ -81,10 +82,10 @@ struct APIRoutes: Sendable {
             query.text = text
         }
         if let s = q.get("source") {
-            guard ["starter", "rcsb", "alphafold", "upload", "design"].contains(s) else {
-                throw APIError(.badRequest, "source '\(s)': accepted: starter, rcsb, alphafold, upload, design")
+            guard let source = MoleculeSource(rawValue: s) else {
+                throw APIError(.badRequest, "source '\(s)': accepted: \(MoleculeSource.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            query.source = s
+            query.source = source
         }
         query.offset = try wholeNumber(request, "offset", in: 0...Int.max, default: query.offset)
         query.limit = try wholeNumber(request, "limit", in: 1...500, default: query.limit)

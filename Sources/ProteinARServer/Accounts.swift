@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdBcrypt
-import Library
+import Storage
 import MoleculeLibrary
 import NIOPosix
 import SketchRooms
@@ -18,9 +18,9 @@ struct Identity: Sendable {
     /// `g` and 16 hex digits of the guest key's hash: others see this, never the key.
     var guestID: String?
 
-    var actor: Actor? {
-        if let account { return Actor(id: account.id) }
-        return guestID.map { Actor(id: $0, isGuest: true) }
+    var actor: Participant? {
+        if let account { return Participant(id: account.id) }
+        return guestID.map { Participant(id: $0, isGuest: true) }
     }
     var displayName: String { account?.name ?? "Guest \(guestID?.dropFirst().prefix(4) ?? "")" }
 }
@@ -165,7 +165,7 @@ struct Accounts: Sendable {
 
     func profile(_ request: Request) async throws -> Response {
         let (account, _) = try await requireAccount(request, change: false)
-        let (rooms, _) = try await self.rooms.list(for: Actor(id: account.id)) {
+        let (rooms, _) = try await self.rooms.list(for: Participant(id: account.id)) {
             $0.ownerID == account.id || $0.members.contains(account.id)
         }
         return try Responses.encoded(ProfileJSON(account: AccountJSON(account), rooms: rooms))

@@ -1,10 +1,11 @@
 import Foundation
 import Hummingbird
-import Library
 import Molecule
 import MoleculeLibrary
 import ProteinDesign
 import SceneExport
+import SketchRooms
+import Storage
 
 /// The builder over HTTP. `POST /api/designs` builds a design and says whether it holds together
 /// (and keeps it in the library with `"save": true`); `GET /api/designs/{design.pdb|design.cif|model.*}`
@@ -172,7 +173,7 @@ struct DesignRoutes: Sendable {
         }
         let links = DesignAnswer.Links(pdb: "/api/designs/design.pdb?\(query)", cif: "/api/designs/design.cif?\(query)",
                                        glb: "/api/designs/model.glb?\(model)", usdz: "/api/designs/model.usdz?\(model)")
-        let text = String(decoding: try RoomJSON.encoder.encode(DesignAnswer(design, links: links)), as: UTF8.self)
+        let text = String(decoding: try RoomWire.encoder.encode(DesignAnswer(design, links: links)), as: UTF8.self)
         guard let saved, text.hasSuffix("}") else { return text }
         return text.dropLast() + ",\"molecule\":" + JSONText.render(MoleculeJSON.value(saved)) + "}"
     }

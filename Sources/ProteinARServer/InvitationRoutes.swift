@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import Library
+import Storage
 import RoomHost
 import SketchRooms
 
@@ -103,7 +103,7 @@ struct InvitationRoutes: Sendable {
         }
         _ = try await invitations.deleteInvitation(roomID: id, email: account.email)
         struct Accepted: Encodable { var room: RoomJSON }
-        return try Responses.encoded(Accepted(room: await accounts.rooms.summary(settings, for: Actor(id: account.id))))
+        return try Responses.encoded(Accepted(room: await accounts.rooms.summary(settings, for: Participant(id: account.id))))
     }
 
     func decline(_ request: Request, _ context: ServerContext) async throws -> Response {

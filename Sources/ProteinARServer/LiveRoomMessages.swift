@@ -1,5 +1,5 @@
 import Foundation
-import Library
+import Storage
 import RoomHost
 import SketchRooms
 

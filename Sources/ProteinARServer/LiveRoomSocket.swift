@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
-import Library
+import Storage
 import RoomHost
 import SketchRooms
 
@@ -114,7 +114,7 @@ enum SnapshotForm: String, Sendable {
 final class LiveConnection: Sendable {
     let roomID: String
     let identity: Identity
-    let actor: Actor
+    let actor: Participant
     let host: RoomHost
     /// How the welcome describes the room.
     let rooms: RoomSummaries
@@ -298,7 +298,7 @@ final class LiveConnection: Sendable {
     }
 
     static func text(_ value: some Encodable) throws -> String {
-        String(decoding: try RoomJSON.encoder.encode(value), as: UTF8.self)
+        String(decoding: try RoomWire.encoder.encode(value), as: UTF8.self)
     }
 
     /// Reads without waiting for earlier messages to be stored, so the socket keeps answering pings
@@ -418,6 +418,6 @@ final class LiveConnection: Sendable {
     }
 
     static func send(_ value: some Encodable, on outbound: WebSocketOutboundWriter) async throws {
-        try await outbound.write(.text(String(decoding: try RoomJSON.encoder.encode(value), as: UTF8.self)))
+        try await outbound.write(.text(String(decoding: try RoomWire.encoder.encode(value), as: UTF8.self)))
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Library
+import Storage
 
 /// How molecules appear in the API: the record's fields, links to its models, and (for one
 /// molecule) the engine's details.
@@ -8,7 +8,7 @@ enum MoleculeJSON {
         let base = "/api/molecules/\(r.id)"
         return .object([
             ("id", .string(r.id)),
-            ("source", .string(r.source)),
+            ("source", .string(r.source.rawValue)),
             ("title", .string(r.title)),
             ("description", r.description.map { .string($0) } ?? .null),
             ("method", r.method.map { .string($0) } ?? .null),

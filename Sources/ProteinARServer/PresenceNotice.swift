@@ -1,5 +1,5 @@
 import Foundation
-import Library
+import Storage
 
 /// What one server tells the others about its people in one room (`RoomPresence`): peers that
 /// joined, moved or are still there, connections that left, and how many anonymous watchers it

@@ -4,7 +4,7 @@ import HummingbirdCore
 import HummingbirdTLS
 import HummingbirdWebSocket
 import HummingbirdWSCompression
-import Library
+import Storage
 import Logging
 import Metrics
 import MoleculeLibrary

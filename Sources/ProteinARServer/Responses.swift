@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import MoleculeLibrary
+import SketchRooms
 
 /// Building responses: JSON, files with validators, server-sent events.
 enum Responses {
@@ -12,7 +13,7 @@ enum Responses {
 
     /// A Codable value as JSON; private data is never cached.
     static func encoded(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
-        var response = json(String(decoding: try RoomJSON.encoder.encode(value), as: UTF8.self), status: status)
+        var response = json(String(decoding: try RoomWire.encoder.encode(value), as: UTF8.self), status: status)
         response.headers[.cacheControl] = "no-store"
         return response
     }

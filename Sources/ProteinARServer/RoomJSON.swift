@@ -1,5 +1,5 @@
 import Foundation
-import Library
+import Storage
 import SketchRooms
 
 /// An account as the API shows it (never its password hash).
@@ -49,7 +49,7 @@ struct RoomJSON: Encodable, Sendable {
     var molecule: MoleculePlacement?
     var sequence: UInt64?
 
-    init(_ s: RoomSettings, for actor: Actor?, names: [String: String], createdAt: Date? = nil, state: RoomState? = nil) {
+    init(_ s: RoomSettings, for actor: Participant?, names: [String: String], createdAt: Date? = nil, state: RoomState? = nil) {
         id = s.id; name = s.name; ownerID = s.ownerID; ownerName = names[s.ownerID]; isPublic = s.isPublic
         guestsMayDraw = s.guestsMayDraw; members = s.members.sorted(); location = s.location
         role = actor.flatMap { s.role(of: $0)?.rawValue }
@@ -73,21 +73,6 @@ struct RoomJSON: Encodable, Sendable {
         try c.encodeIfPresent(sequence, forKey: .sequence)
     }
 
-    static let encoder: JSONEncoder = {
-        let e = JSONEncoder()
-        e.dateEncodingStrategy = .iso8601
-        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return e
-    }()
-}
-
-/// A room's content as clients receive it: without the server's bookkeeping of recent client ids.
-struct RoomStateJSON: Codable, Sendable {
-    var sequence: UInt64
-    var strokes: [Stroke]
-    var notes: [Note]
-    var molecule: MoleculePlacement?
-    init(_ s: RoomState) { sequence = s.sequence; strokes = s.strokes; notes = s.notes; molecule = s.molecule }
 }
 
 /// Rooms as lists and profiles show them: their settings from the room log's store, their
@@ -112,7 +97,7 @@ struct RoomSummaries: Sendable {
 
     /// A page of the stored rooms that `keep` accepts, newest first, as `actor` sees them, and how
     /// many there are in all; owners' names are looked up for the page only.
-    func list(for actor: Actor?, offset: Int = 0, limit: Int = .max,
+    func list(for actor: Participant?, offset: Int = 0, limit: Int = .max,
               where keep: (RoomSettings) -> Bool) async throws -> (rooms: [RoomJSON], total: Int) {
         let all = try await settings(where: keep)
         let page = Array(all.dropFirst(offset).prefix(limit))
@@ -121,7 +106,7 @@ struct RoomSummaries: Sendable {
     }
 
     /// One room as `actor` sees it.
-    func summary(_ settings: RoomSettings, for actor: Actor?, state: RoomState? = nil) async -> RoomJSON {
+    func summary(_ settings: RoomSettings, for actor: Participant?, state: RoomState? = nil) async -> RoomJSON {
         let names = await ownerNames([settings])
         let created = try? await rooms.room(id: settings.id)?.createdAt
         return RoomJSON(settings, for: actor, names: names, createdAt: created, state: state)

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import SketchRooms
 
 /// Who is in each room, and where they look. A joiner gets the full list once; after that everyone
 /// gets the changes (joined, left, moved), at most one message per `RoomPresence.gather` per room, so a
@@ -180,7 +181,7 @@ actor RoomPresence {
         state.joined = []; state.left = []; state.moved = []; state.leftHere = []; state.changedHere = false
         state.lastFlush = .now
         rooms[room] = state
-        guard let data = try? RoomJSON.encoder.encode(changes) else { return }
+        guard let data = try? RoomWire.encoder.encode(changes) else { return }
         let text = String(decoding: data, as: UTF8.self)
         var full: String?
         for (connection, member) in state.members {
@@ -200,7 +201,7 @@ actor RoomPresence {
         struct Message: Encodable { var type = "presence"; var peers: [Peer]; var watchers: Int }
         let state = rooms[room] ?? Room()
         let peers = (state.members.values.map(\.peer) + state.remote.values.map(\.peer)).sorted { $0.connection < $1.connection }
-        return (try? RoomJSON.encoder.encode(Message(peers: peers, watchers: state.allWatchers))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return (try? RoomWire.encoder.encode(Message(peers: peers, watchers: state.allWatchers))).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     // MARK: Other servers

@@ -1,6 +1,6 @@
 import Foundation
 import Hummingbird
-import Library
+import Storage
 import MoleculeLibrary
 import NIOCore
 import SceneExport
@@ -38,7 +38,7 @@ struct RoomRoutes: Sendable {
     }
 
     /// Someone who reads without an account or guest key reads as an anonymous guest.
-    static let anonymous = Actor(id: "anonymous", isGuest: true)
+    static let anonymous = Participant(id: "anonymous", isGuest: true)
 
     func list(_ request: Request) async throws -> Response {
         let actor = try await accounts.identify(request).actor
@@ -77,10 +77,10 @@ struct RoomRoutes: Sendable {
         _ = try await call { try await host.create(settings) }
         if let placement {
             _ = try await call { try await host.submit(ClientOperation(clientOpID: "room-created", operation: .setMolecule(placement)),
-                                                       by: Actor(id: account.id), to: settings.id) }
+                                                       by: Participant(id: account.id), to: settings.id) }
         }
-        let state = try await call { try await host.snapshot(of: settings.id, for: Actor(id: account.id)) }
-        var response = try Responses.encoded(RoomJSON(settings, for: Actor(id: account.id), names: [account.id: account.name],
+        let state = try await call { try await host.snapshot(of: settings.id, for: Participant(id: account.id)) }
+        var response = try Responses.encoded(RoomJSON(settings, for: Participant(id: account.id), names: [account.id: account.name],
                                                       createdAt: Date(), state: state), status: .created)
         response.headers[.location] = "/api/rooms/\(settings.id)"
         return response
@@ -244,7 +244,7 @@ struct RoomRoutes: Sendable {
     }
 
     private func ownerView(_ settings: RoomSettings, _ account: StoredAccount) async throws -> Response {
-        try Responses.encoded(await accounts.rooms.summary(settings, for: Actor(id: account.id)))
+        try Responses.encoded(await accounts.rooms.summary(settings, for: Participant(id: account.id)))
     }
 
     static func check(_ location: GeoLocation) throws {

@@ -1,5 +1,5 @@
 import Foundation
-import Library
+import Storage
 import Logging
 import SketchRooms
 
@@ -12,14 +12,14 @@ extension RoomHost {
     /// Operations of one room are numbered in the order they arrive and stored in batches: what
     /// arrives while a batch is being written goes into the next one (group commit), so a busy
     /// room costs one commit for several operations instead of one each, and the order holds.
-    public func submit(_ op: ClientOperation, by actor: Actor, to id: String) async throws -> RoomState.Outcome {
+    public func submit(_ op: ClientOperation, by actor: Participant, to id: String) async throws -> RoomState.Outcome {
         try await enqueue(op, by: actor, to: id).outcome()
     }
 
     /// Queues `op` for the room's next batch and returns at once with its ticket, whose outcome
     /// comes once the batch is stored: a connection can hand over its next operation while this
     /// one is being stored (several in flight, numbered in the order they were queued).
-    public func enqueue(_ op: ClientOperation, by actor: Actor, to id: String) async throws -> SubmissionTicket {
+    public func enqueue(_ op: ClientOperation, by actor: Participant, to id: String) async throws -> SubmissionTicket {
         _ = try await load(id)
         // No suspension since `load`: the room is here.
         guard rooms[id] != nil else { throw RoomError(.notFound, "no room \(id.prefix(64))") }
@@ -153,7 +153,7 @@ extension RoomHost {
         }
     }
 
-    func validate(_ op: ClientOperation, by actor: Actor, in id: String) async throws -> RoomState.Outcome {
+    func validate(_ op: ClientOperation, by actor: Participant, in id: String) async throws -> RoomState.Outcome {
         let room = try await load(id)
         return try room.state.validate(op, by: actor, in: room.settings)
     }

@@ -1,5 +1,5 @@
 import Foundation
-import Library
+import Storage
 import Logging
 import SketchRooms
 
@@ -40,11 +40,11 @@ public actor RoomHost {
     }
     struct Submission {
         var operation: ClientOperation
-        var actor: Actor
+        var actor: Participant
         var done: SubmissionTicket
     }
     struct Subscriber {
-        var actor: Actor
+        var actor: Participant
         var channel: RoomMailbox
     }
     var rooms: [String: Loaded] = [:]
@@ -101,7 +101,7 @@ public actor RoomHost {
     }
 
     /// The room's content for someone who may read it: what a late joiner starts from.
-    public func snapshot(of id: String, for actor: Actor) async throws -> RoomState {
+    public func snapshot(of id: String, for actor: Participant) async throws -> RoomState {
         // Under the room's lock: between a batch's numbering and its commit the room holds
         // operations nobody may be shown yet.
         await acquire(id)
@@ -113,13 +113,13 @@ public actor RoomHost {
 
     /// Accepted operations after `sequence` (at most `limit`), for a client that reconnects: no gap,
     /// no duplicate.
-    public func operations(in id: String, after sequence: UInt64, limit: Int = .max, for actor: Actor) async throws -> [LoggedOperation] {
+    public func operations(in id: String, after sequence: UInt64, limit: Int = .max, for actor: Participant) async throws -> [LoggedOperation] {
         try await checkLogReadable(id, after: sequence, for: actor)
         return try await Self.logged(store, in: id, after: sequence, limit: limit)
     }
 
     /// Throws unless `actor` may read the room and its log still holds the operations after `sequence`.
-    func checkLogReadable(_ id: String, after sequence: UInt64, for actor: Actor) async throws {
+    func checkLogReadable(_ id: String, after sequence: UInt64, for actor: Participant) async throws {
         let room = try await load(id)
         guard room.settings.mayRead(actor) else { throw RoomError(.forbidden, "you are not a member of room \(id)") }
         let base = try await store.historyBaseSequence(roomID: id)
@@ -131,7 +131,7 @@ public actor RoomHost {
     /// Stored operations after `sequence` as the log holds them, at most `limit` and about
     /// `maxBytes` (`stored`): a page of the log for HTTP, sent without decoding.
     public func storedOperations(in id: String, after sequence: UInt64, limit: Int, maxBytes: Int,
-                                 for actor: Actor) async throws -> (operations: [StoredRoomOperation], more: Bool) {
+                                 for actor: Participant) async throws -> (operations: [StoredRoomOperation], more: Bool) {
         try await checkLogReadable(id, after: sequence, for: actor)
         return try await Self.stored(store, in: id, after: sequence, limit: limit, maxBytes: maxBytes)
     }
@@ -143,7 +143,7 @@ public actor RoomHost {
     /// The room as it was right after operation `sequence` (0: empty), rebuilt from the log, read
     /// and replayed off the actor: the history a room's slider shows. Costs one pass over the log
     /// up to `sequence`, so callers limit how often a client may ask.
-    public func state(of id: String, at sequence: UInt64, for actor: Actor) async throws -> RoomState {
+    public func state(of id: String, at sequence: UInt64, for actor: Participant) async throws -> RoomState {
         await acquire(id)
         let room: Loaded
         do { room = try await load(id) } catch { release(id); throw error }

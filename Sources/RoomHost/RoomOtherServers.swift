@@ -1,5 +1,5 @@
 import Foundation
-import Library
+import Storage
 import SketchRooms
 
 /// Other servers on the same store: their appended operations and settings notices reach this

@@ -1,5 +1,5 @@
 import Foundation
-import Library
+import Storage
 import SketchRooms
 
 /// How a host reads a room from its store, away from the actor: the log a page at a time, the

@@ -1,5 +1,5 @@
 import Foundation
-import Library
+import Storage
 import SketchRooms
 
 /// Subscriptions: live views of a room (its state, then its operations in order), settings changes
@@ -10,7 +10,7 @@ extension RoomHost {
     /// operations after it (`backlog`): a client that reconnects gets no gap and no duplicate.
     /// Taken under the room's lock, so no operation falls between the state and the stream. More
     /// than `longestBacklog` behind, no backlog: the log is not read (under the lock) for nothing.
-    public func subscribe(to id: String, for actor: Actor, after: UInt64? = nil, longestBacklog: UInt64 = .max) async throws -> RoomSubscription {
+    public func subscribe(to id: String, for actor: Participant, after: UInt64? = nil, longestBacklog: UInt64 = .max) async throws -> RoomSubscription {
         await acquire(id)
         defer { release(id) }
         let settings = try await loadWithStoredSettings(id).settings

@@ -1,6 +1,6 @@
 import Crypto
 import Geometry
-import Library
+import Storage
 import MoleculeLibrary
 import MoleculeMesh
 import SceneExport

@@ -16,15 +16,15 @@ public struct RoomSettings: Sendable, Equatable, Codable {
         self.guestsMayDraw = guestsMayDraw; self.members = members; self.location = location
     }
 
-    public func role(of actor: Actor) -> Role? {
+    public func role(of actor: Participant) -> Role? {
         if !actor.isGuest && actor.id == ownerID { return .owner }
         if !actor.isGuest && members.contains(actor.id) { return .member }
         return isPublic ? .guest : nil
     }
 
-    public func mayRead(_ actor: Actor) -> Bool { role(of: actor) != nil }
+    public func mayRead(_ actor: Participant) -> Bool { role(of: actor) != nil }
 
-    public func mayDraw(_ actor: Actor) -> Bool {
+    public func mayDraw(_ actor: Participant) -> Bool {
         switch role(of: actor) {
         case .owner, .member: true
         case .guest: guestsMayDraw
@@ -35,8 +35,9 @@ public struct RoomSettings: Sendable, Equatable, Codable {
     public enum Role: String, Sendable, Codable { case owner, member, guest }
 }
 
-/// Whoever sends an operation: an account, or a guest known only by the session.
-public struct Actor: Sendable, Equatable, Hashable {
+/// Whoever takes part in a room (sends an operation, reads it): an account, or a guest known only by
+/// the session.
+public struct Participant: Sendable, Equatable, Hashable {
     public var id: String
     public var isGuest: Bool
     public init(id: String, isGuest: Bool = false) { self.id = id; self.isGuest = isGuest }

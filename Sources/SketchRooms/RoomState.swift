@@ -53,7 +53,7 @@ public struct RoomState: Sendable, Equatable, Codable {
 
     /// Checks `op` from `actor` against the room's rules, then applies it under the next sequence
     /// number. Throws, changing nothing, when the operation is not allowed or not valid.
-    public mutating func apply(_ op: ClientOperation, by actor: Actor, in room: RoomSettings) throws(RoomError) -> Outcome {
+    public mutating func apply(_ op: ClientOperation, by actor: Participant, in room: RoomSettings) throws(RoomError) -> Outcome {
         let outcome = try validate(op, by: actor, in: room)
         if case .accepted(let logged) = outcome { replay(logged) }
         return outcome
@@ -61,7 +61,7 @@ public struct RoomState: Sendable, Equatable, Codable {
 
     /// What `apply` would do, changing nothing: a host checks, stores, and only then applies (in
     /// place, without copying the room).
-    public func validate(_ op: ClientOperation, by actor: Actor, in room: RoomSettings) throws(RoomError) -> Outcome {
+    public func validate(_ op: ClientOperation, by actor: Participant, in room: RoomSettings) throws(RoomError) -> Outcome {
         try Self.checkID(op.clientOpID, what: "client operation id")
         // Plain ids only: an account can never pass for a guest ("guest:…") or for another author.
         try Self.checkID(actor.id, what: "user id")
@@ -114,7 +114,7 @@ public struct RoomState: Sendable, Equatable, Codable {
     // MARK: Rules
 
     /// The operation as it will be logged (undo becomes the removal it means), or why not.
-    private func check(_ operation: RoomOperation, by actor: Actor, role: RoomSettings.Role, room: RoomSettings) throws(RoomError) -> RoomOperation {
+    private func check(_ operation: RoomOperation, by actor: Participant, role: RoomSettings.Role, room: RoomSettings) throws(RoomError) -> RoomOperation {
         let author = actor.isGuest ? "guest:\(actor.id)" : actor.id
         func mustDraw() throws(RoomError) {
             guard room.mayDraw(actor) else {

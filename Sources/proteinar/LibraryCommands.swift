@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Library
+import Storage
 import MoleculeLibrary
 import PDBArchive
 
@@ -83,7 +83,7 @@ struct LibraryCommand: AsyncParsableCommand {
             let page = try await service.molecules(MoleculeQuery(text: filter, limit: limit, order: .id))
             if page.molecules.isEmpty { print(filter == nil ? "The library is empty." : "No molecule matches '\(filter ?? "")'.") }
             for m in page.molecules {
-                print("\(m.id)\t\(m.source)\t\(m.atoms) atoms\t\(m.title)")
+                print("\(m.id)\t\(m.source.rawValue)\t\(m.atoms) atoms\t\(m.title)")
             }
             try? await service.store.close()
         }
@@ -100,7 +100,7 @@ struct LibraryCommand: AsyncParsableCommand {
             do { record = try await service.molecule(id: id) } catch { throw cliFailure(error) }
             print("\(record.id)  \(record.title)")
             if let d = record.description { print(d) }
-            print("Source: \(record.source)   Method: \(record.method ?? "—")   Resolution: \(record.resolution.map { String(format: "%.2f Å", $0) } ?? "—")")
+            print("Source: \(record.source.rawValue)   Method: \(record.method ?? "—")   Resolution: \(record.resolution.map { String(format: "%.2f Å", $0) } ?? "—")")
             print("Atoms: \(record.atoms)   Residues: \(record.residues)   Chains: \(record.chains)   Format: \(record.format)")
             print(record.summaryJSON)
             try? await service.store.close()

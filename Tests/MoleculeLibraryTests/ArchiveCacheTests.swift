@@ -1,5 +1,5 @@
 import Foundation
-import Library
+import Storage
 import MoleculeLibrary
 import PDBArchive
 import Testing
@@ -36,7 +36,7 @@ struct ArchiveCacheTests {
         #expect(library.inLibrary && library.fileSize > pti + ake)
 
         let first = try await service.open(try #require(EntryID("5PTI")))
-        #expect(!first.inLibrary && first.source == "rcsb")
+        #expect(!first.inLibrary && first.source == .rcsb)
         try await Task.sleep(for: .milliseconds(20))
         _ = try await service.open(try #require(EntryID("1AKE")))
         #expect(try await service.archiveCacheSize() == ArchiveCacheSize(entries: 2, bytes: pti + ake))

@@ -1,5 +1,5 @@
 import Foundation
-import Library
+import Storage
 import MoleculeLibrary
 import PDBArchive
 import Testing
@@ -39,7 +39,7 @@ struct FetchTests {
         let (service, archive, cleanup) = try await Self.library(kind)
         let reports = Reports()
         let record = try await service.fetch(try #require(EntryID("7FLK")), progress: { reports.add($0) })
-        #expect(record.id == "7FLK" && record.source == "rcsb")
+        #expect(record.id == "7FLK" && record.source == .rcsb)
         // Each form of the entry was refused once, then asked for again: BinaryCIF is not there,
         // the mmCIF file is.
         #expect(await archive.log.statuses("/7FLK.bcif.gz") == [503, 404])

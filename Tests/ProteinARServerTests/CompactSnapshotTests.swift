@@ -56,14 +56,14 @@ struct CompactSnapshotTests {
         let offGrid = [RoomPoint(0.123456789, 1, 2), RoomPoint(0.1, 0.2, 0.3)]
         for (n, (points, who)) in [(smooth, "ada"), (jagged, "ben"), (offGrid, "ada"), ([RoomPoint(-999.9999, 999.9999, 0)], "ben")].enumerated() {
             _ = try state.apply(ClientOperation(clientOpID: "c\(n)", operation: .addStroke(id: "s\(n)", points: points, color: n % 2 == 0 ? "#3366ff" : "#ff0000", width: 0.004)),
-                                by: Actor(id: who, isGuest: who == "ben"), in: room)
+                                by: Participant(id: who, isGuest: who == "ben"), in: room)
         }
         let text = try CompactSnapshot.text(state)
         #expect(text.contains("\"r\":[") && text.contains("\"q\":[") && text.contains("\"points\":"))
         let (sequence, strokes) = try Self.expand(text)
         let expected = state.strokes.map { PlainStroke(id: $0.id, author: $0.author, color: $0.color, width: $0.width, points: $0.points) }
         #expect(sequence == state.sequence && strokes == expected)
-        let plain = try RoomJSON.encoder.encode(RoomStateJSON(state))
+        let plain = try RoomWire.encoder.encode(RoomStateJSON(state))
         #expect(text.utf8.count < plain.count)
     }
 
@@ -75,7 +75,7 @@ struct CompactSnapshotTests {
             for n in 0..<strokes {
                 let points = (0..<20).map { RoomPoint(Double(n * 40 + $0) / 1e4, Double($0 * $0) / 1e4, 0.25) }
                 _ = try state.apply(ClientOperation(clientOpID: "c\(n)", operation: .addStroke(id: "s\(n)", points: points, color: "#3366ff", width: 0.004)),
-                                    by: Actor(id: "ada"), in: room)
+                                    by: Participant(id: "ada"), in: room)
             }
             return state
         }
@@ -111,7 +111,7 @@ struct CompactSnapshotTests {
         for n in 0..<400 {
             let points = (0..<50).map { RoomPoint(Double(n * 40 + $0) / 1e4, Double($0 * $0) / 1e4, 0.25) }
             _ = try state.apply(ClientOperation(clientOpID: "c\(n)", operation: .addStroke(id: "s\(n)", points: points, color: "#3366ff", width: 0.004)),
-                                by: Actor(id: "ada"), in: room)
+                                by: Participant(id: "ada"), in: room)
         }
         let cache = CompactSnapshotCache()
         let snapshot = state

@@ -1,5 +1,5 @@
 import Foundation
-import Library
+import Storage
 @testable import ProteinARServer
 import Testing
 import TestSupport

@@ -1,5 +1,5 @@
 import Foundation
-import Library
+import Storage
 import MoleculeLibrary
 import PDBArchive
 import SceneExport
@@ -23,7 +23,7 @@ struct RoomModelTests {
         // No archive is asked: 1AKE comes from the starter library's own file.
         let service = LibraryService(store: store, archive: ArchiveClient(endpoints: ArchiveEndpoints(allAt: "http://127.0.0.1:9")))
         let entry = try #require(try StarterLibrary.entries().first { $0.id == "1AKE" })
-        _ = try await service.add(bytes: entry.bytes, fileName: entry.fileName, id: entry.id, source: "starter",
+        _ = try await service.add(bytes: entry.bytes, fileName: entry.fileName, id: entry.id, source: .starter,
                                   description: entry.description)
         return (service, { try? await store.close(); dir.remove() })
     }

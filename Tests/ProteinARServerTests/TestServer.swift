@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOHTTP1
 import Hummingbird
-import Library
+import Storage
 import Logging
 import MoleculeLibrary
 import NIOCore

@@ -1,5 +1,5 @@
 import Foundation
-import Library
+import Storage
 import RoomHost
 import SketchRooms
 import Testing
@@ -8,9 +8,9 @@ import TestSupport
 /// Rooms hosted on a real store: order, live updates, resume, restarts from snapshot and log.
 @Suite("Room host")
 struct RoomHostTests {
-    let teacher = Actor(id: "teacher")
-    let student = Actor(id: "student")
-    let stranger = Actor(id: "stranger")
+    let teacher = Participant(id: "teacher")
+    let student = Participant(id: "student")
+    let stranger = Participant(id: "stranger")
 
     static func stroke(_ id: String) -> RoomOperation {
         .addStroke(id: id, points: [RoomPoint(0, 0, 0), RoomPoint(0.01, 0.02, 0)], color: "#3366ff", width: 0.004)
@@ -72,7 +72,7 @@ struct RoomHostTests {
             for i in 0..<40 {
                 group.addTask {
                     let outcome = try await host.submit(ClientOperation(clientOpID: "c\(i)", operation: Self.stroke("s\(i)")),
-                                                        by: i % 2 == 0 ? Actor(id: "teacher") : Actor(id: "student"), to: "busy")
+                                                        by: i % 2 == 0 ? Participant(id: "teacher") : Participant(id: "student"), to: "busy")
                     if case .accepted(let logged) = outcome { return logged.sequence }
                     return 0
                 }

@@ -6,17 +6,17 @@ import TextOutput
 /// Rooms without I/O: ordering, resends, undo, permissions, bad operations, snapshots.
 @Suite("Sketch rooms")
 struct SketchRoomsTests {
-    let teacher = Actor(id: "teacher")
-    let student = Actor(id: "student")
-    let stranger = Actor(id: "stranger")
-    let guest = Actor(id: "session-42", isGuest: true)
+    let teacher = Participant(id: "teacher")
+    let student = Participant(id: "student")
+    let stranger = Participant(id: "stranger")
+    let guest = Participant(id: "session-42", isGuest: true)
     var room: RoomSettings { RoomSettings(id: "room-1", name: "1AKE active site", ownerID: "teacher", isPublic: true, members: ["student"]) }
 
     static func stroke(_ id: String, _ n: Int = 3, color: String = "#ff0000") -> RoomOperation {
         .addStroke(id: id, points: (0..<n).map { RoomPoint(Double($0) * 0.01, 0, 0) }, color: color, width: 0.005)
     }
 
-    func accept(_ state: inout RoomState, _ actor: Actor, _ id: String, _ op: RoomOperation) throws -> LoggedOperation {
+    func accept(_ state: inout RoomState, _ actor: Participant, _ id: String, _ op: RoomOperation) throws -> LoggedOperation {
         guard case .accepted(let logged) = try state.apply(ClientOperation(clientOpID: id, operation: op), by: actor, in: room) else {
             throw RoomError(.invalid, "expected a new operation")
         }
@@ -70,7 +70,7 @@ struct SketchRoomsTests {
             try state.apply(ClientOperation(clientOpID: "u2", operation: .extendStroke(id: "s1", points: [RoomPoint(0, 0, 0)])), by: student, in: room)
         }
         #expect(throws: RoomError.self) {
-            try state.apply(ClientOperation(clientOpID: "g9", operation: Self.stroke("s8")), by: Actor(id: "guest:session-42"), in: room)
+            try state.apply(ClientOperation(clientOpID: "g9", operation: Self.stroke("s8")), by: Participant(id: "guest:session-42"), in: room)
         }
         #expect(state == before)
         var open = room

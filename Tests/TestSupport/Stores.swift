@@ -1,5 +1,5 @@
 import Foundation
-import Library
+import Storage
 import PostgresNIO
 
 /// Which store a test runs on. PostgreSQL comes from `PROTEINAR_TEST_POSTGRES_URL` (scripts/test

@@ -27,15 +27,18 @@ extension RoomState {
             if i > 0 { out += "," }
             JSONString.append(key, to: &out)
         }
+        // In `recentOrder`'s order, not the dictionary's (which differs from process to process):
+        // the same state is the same text.
         out += "],\"recent\":{"
-        for (i, (key, value)) in recent.enumerated() {
+        for (i, key) in recentOrder.enumerated() {
             if i > 0 { out += "," }
             JSONString.append(key, to: &out)
-            out += ":\(value)"
+            out += ":\(recent[key] ?? 0)"
         }
         out += "}"
-        // Notes (at most a thousand, free text) and the placement go through the encoder.
-        let encoder = JSONEncoder()
+        // Notes (at most a thousand, free text) and the placement go through the wire's encoder
+        // (sorted keys: the same state is the same text in every process).
+        let encoder = RoomWire.encoder
         out += ",\"notes\":" + String(decoding: try encoder.encode(notes), as: UTF8.self)
         if let molecule { out += ",\"molecule\":" + String(decoding: try encoder.encode(molecule), as: UTF8.self) }
         return out + "}"

@@ -1,5 +1,11 @@
 import Foundation
 
+/// Where a molecule came from: the starter set, an archive (RCSB PDB, AlphaFold DB), a person's
+/// file, or the builder. Stored as its raw value.
+public enum MoleculeSource: String, Sendable, Codable, CaseIterable {
+    case starter, rcsb, alphafold, upload, design
+}
+
 /// One molecule in the library: where it came from, what it is, and counts for lists. The full
 /// details (chains with sequences, ligands, secondary structure, assemblies) are the engine's
 /// summary JSON, kept as text so that the store needs no schema change when the summary grows.
@@ -7,8 +13,7 @@ public struct MoleculeRecord: Codable, Sendable, Equatable {
     /// Library key: a PDB ID (`4HHB`, `pdb_00004hhb`), an AlphaFold entry (`AF-P69905-F1`) or
     /// `upload-…` for files people sent.
     public var id: String
-    /// `starter`, `rcsb`, `alphafold` or `upload`.
-    public var source: String
+    public var source: MoleculeSource
     public var title: String
     /// One line on why the molecule is worth a look (starter library), or nil.
     public var description: String?
@@ -36,7 +41,7 @@ public struct MoleculeRecord: Codable, Sendable, Equatable {
     /// age); nil: when it was added.
     public var checkedAt: Date?
 
-    public init(id: String, source: String, title: String, description: String? = nil, method: String? = nil,
+    public init(id: String, source: MoleculeSource, title: String, description: String? = nil, method: String? = nil,
                 resolution: Double? = nil, organism: String? = nil, atoms: Int, residues: Int, chains: Int,
                 format: String, fileHash: String, fileSize: Int, summaryJSON: String,
                 addedAt: Date = Date(), lastViewedAt: Date? = nil, ownerID: String? = nil,
@@ -57,7 +62,7 @@ public struct MoleculeRecord: Codable, Sendable, Equatable {
 public struct MoleculeQuery: Sendable, Equatable {
     /// Words matched, case-insensitively, against id, title, organism and description.
     public var text: String?
-    public var source: String?
+    public var source: MoleculeSource?
     /// Only the molecules this account keeps ("My molecules").
     public var keptBy: String?
     /// Library molecules (true, the default), archive-cache entries (false) or both (nil).
@@ -74,7 +79,7 @@ public struct MoleculeQuery: Sendable, Equatable {
         case added
     }
 
-    public init(text: String? = nil, source: String? = nil, offset: Int = 0, limit: Int = 50, order: Order = .recent) {
+    public init(text: String? = nil, source: MoleculeSource? = nil, offset: Int = 0, limit: Int = 50, order: Order = .recent) {
         self.text = text; self.source = source; self.offset = offset; self.limit = limit; self.order = order
     }
 }

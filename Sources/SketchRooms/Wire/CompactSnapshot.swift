@@ -1,6 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
-import SketchRooms
 
 /// A room's content as a late joiner that asks for it (`?snapshot=compact` on the live socket)
 /// receives it: the same state as `RoomStateJSON`, smaller. Authors and colours are listed once and
@@ -20,12 +18,12 @@ import SketchRooms
 /// Written by hand, byte by byte: a room of 10,000 strokes has hundreds of thousands of numbers,
 /// and ids, authors and colours need no escaping (the room accepts only letters, digits, '-', '_'
 /// and '#'-colours); notes and the molecule go through the encoder.
-enum CompactSnapshot {
-    static let format = "compact-1"
+public enum CompactSnapshot {
+    public static let format = "compact-1"
     /// The grid: points are whole numbers of this many per metre.
     static let unitsPerMetre = 10_000.0
 
-    static func text(_ state: RoomState) throws -> String {
+    public static func text(_ state: RoomState) throws -> String {
         var authors: [String: Int] = [:], authorList: [String] = []
         var colors: [String: Int] = [:], colorList: [String] = []
         // Bytes, not a String: a room of 10,000 strokes has hundreds of thousands of numbers, and
@@ -61,17 +59,17 @@ enum CompactSnapshot {
                 out += "]}".utf8
             } else {
                 out += "\"points\":".utf8
-                out += try RoomJSON.encoder.encode(stroke.points)
+                out += try RoomWire.encoder.encode(stroke.points)
                 out.append(UInt8(ascii: "}"))
             }
         }
         out += ("],\"authors\":[" + authorList.map { "\"\($0)\"" }.joined(separator: ",") + "]").utf8
         out += (",\"colors\":[" + colorList.map { "\"\($0)\"" }.joined(separator: ",") + "]").utf8
         out += ",\"notes\":".utf8
-        out += try RoomJSON.encoder.encode(state.notes)
+        out += try RoomWire.encoder.encode(state.notes)
         if let molecule = state.molecule {
             out += ",\"molecule\":".utf8
-            out += try RoomJSON.encoder.encode(molecule)
+            out += try RoomWire.encoder.encode(molecule)
         }
         out.append(UInt8(ascii: "}"))
         return String(decoding: out, as: UTF8.self)

@@ -148,7 +148,7 @@ public final class PostgresLibraryStore: LibraryStore {
             }
         }
         if let source = query.source {
-            binds.append(source)
+            binds.append(source.rawValue)
             conditions.append("source = $\(binds.count)")
         }
         if let account = query.keptBy {
@@ -198,7 +198,7 @@ public final class PostgresLibraryStore: LibraryStore {
             try await db.query("""
                 INSERT INTO molecules (id, source, title, description, method, resolution, organism, atoms, residues,
                     chains, format, file_hash, file_size, summary, added_at, last_viewed_at, owner_id, in_library, checked_at)
-                VALUES (\(r.id), \(r.source), \(r.title), \(r.description), \(r.method), \(r.resolution), \(r.organism),
+                VALUES (\(r.id), \(r.source.rawValue), \(r.title), \(r.description), \(r.method), \(r.resolution), \(r.organism),
                     \(r.atoms), \(r.residues), \(r.chains), \(r.format), \(r.fileHash), \(r.fileSize), \(r.summaryJSON),
                     \(r.addedAt.timeIntervalSince1970), \(r.lastViewedAt?.timeIntervalSince1970), \(r.ownerID),
                     \(r.inLibrary), \(r.checkedAt?.timeIntervalSince1970))
@@ -353,7 +353,10 @@ public final class PostgresLibraryStore: LibraryStore {
     private static func record(_ row: PostgresRow) throws -> MoleculeRecord {
         let all = try row.decode((String, String, String, String?, String?, Double?, String?, Int, Int, Int, String, String, Int, String, Double, Double?,
                                   String?, Bool, Double?).self)
-        return MoleculeRecord(id: all.0, source: all.1, title: all.2, description: all.3, method: all.4, resolution: all.5,
+        guard let source = MoleculeSource(rawValue: all.1) else {
+            throw LibraryStoreError("molecule \(all.0): unknown source '\(all.1.prefix(40))' in the database")
+        }
+        return MoleculeRecord(id: all.0, source: source, title: all.2, description: all.3, method: all.4, resolution: all.5,
                               organism: all.6, atoms: all.7, residues: all.8, chains: all.9, format: all.10, fileHash: all.11,
                               fileSize: all.12, summaryJSON: all.13, addedAt: Date(timeIntervalSince1970: all.14),
                               lastViewedAt: all.15.map(Date.init(timeIntervalSince1970:)), ownerID: all.16,

@@ -1,5 +1,5 @@
 import Foundation
-import Library
+import Storage
 import Testing
 import TestSupport
 
@@ -7,7 +7,7 @@ import TestSupport
 @Suite("Library stores")
 struct StoreTests {
     static func record(_ id: String, hash: String, title: String? = nil) -> MoleculeRecord {
-        MoleculeRecord(id: id, source: "upload", title: title ?? "Test \(id)", atoms: 10, residues: 2, chains: 1, format: "pdb",
+        MoleculeRecord(id: id, source: .upload, title: title ?? "Test \(id)", atoms: 10, residues: 2, chains: 1, format: "pdb",
                        fileHash: hash, fileSize: 100, summaryJSON: "{}")
     }
 

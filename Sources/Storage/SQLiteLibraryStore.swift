@@ -154,7 +154,7 @@ public final class SQLiteLibraryStore: LibraryStore {
             }
             if let source = query.source {
                 conditions.append("source = ?")
-                _ = arguments.append(contentsOf: [source])
+                _ = arguments.append(contentsOf: [source.rawValue])
             }
             if let account = query.keptBy {
                 conditions.append("id IN (SELECT molecule_id FROM kept_molecules WHERE account_id = ?)")
@@ -170,7 +170,7 @@ public final class SQLiteLibraryStore: LibraryStore {
             _ = pageArguments.append(contentsOf: [query.limit, query.offset])
             let rows = try Row.fetchAll(db, sql: "SELECT * FROM molecules" + filter + " ORDER BY " + LibrarySQL.orderBy(query.order)
                                         + " LIMIT ? OFFSET ?", arguments: pageArguments)
-            return MoleculePage(total: total, molecules: rows.map(Self.record))
+            return MoleculePage(total: total, molecules: try rows.map(Self.record))
         }
     }
 
@@ -190,7 +190,7 @@ public final class SQLiteLibraryStore: LibraryStore {
                 INSERT INTO molecules (id, source, title, description, method, resolution, organism, atoms, residues,
                     chains, format, file_hash, file_size, summary, added_at, last_viewed_at, owner_id, in_library, checked_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [r.id, r.source, r.title, r.description, r.method, r.resolution, r.organism, r.atoms,
+                """, arguments: [r.id, r.source.rawValue, r.title, r.description, r.method, r.resolution, r.organism, r.atoms,
                                  r.residues, r.chains, r.format, r.fileHash, r.fileSize, r.summaryJSON,
                                  r.addedAt.timeIntervalSince1970, r.lastViewedAt?.timeIntervalSince1970, r.ownerID,
                                  r.inLibrary, r.checkedAt?.timeIntervalSince1970])
@@ -332,8 +332,12 @@ public final class SQLiteLibraryStore: LibraryStore {
                        arguments: [hash, hash])
     }
 
-    private static func record(_ row: Row) -> MoleculeRecord {
-        MoleculeRecord(id: row["id"], source: row["source"], title: row["title"], description: row["description"],
+    private static func record(_ row: Row) throws -> MoleculeRecord {
+        let id: String = row["id"], raw: String = row["source"]
+        guard let source = MoleculeSource(rawValue: raw) else {
+            throw LibraryStoreError("molecule \(id): unknown source '\(raw.prefix(40))' in the database")
+        }
+        return MoleculeRecord(id: id, source: source, title: row["title"], description: row["description"],
                        method: row["method"], resolution: row["resolution"], organism: row["organism"],
                        atoms: row["atoms"], residues: row["residues"], chains: row["chains"], format: row["format"],
                        fileHash: row["file_hash"], fileSize: row["file_size"], summaryJSON: row["summary"],
