@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "SceneExport", targets: ["SceneExport"]),
         .library(name: "MoleculeMesh", targets: ["MoleculeMesh"]),
         .library(name: "Storage", targets: ["Storage"]),
+        .library(name: "Accounts", targets: ["Accounts"]),
         .library(name: "PDBArchive", targets: ["PDBArchive"]),
         .library(name: "ProteinDesign", targets: ["ProteinDesign"]),
         .library(name: "SketchRooms", targets: ["SketchRooms"]),
@@ -83,10 +84,21 @@ let package = Package(
         .target(
             name: "Storage",
             dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        // Accounts and sessions without HTTP: who a token, cookie or guest key names; registering,
+        // signing in and out (bcrypt on NIO's thread pool); the sign-in throttle.
+        .target(
+            name: "Accounts",
+            dependencies: [
+                "SketchRooms", "Storage",
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // Clients of the RCSB PDB and AlphaFold DB.
@@ -123,11 +135,12 @@ let package = Package(
         // The web app (plain ES modules, no build step), served by the server.
         .target(name: "WebApp", path: "Web", resources: [.copy("index.html"), .copy("app.css"), .copy("js"), .copy("sw.js"),
                                                          .copy("manifest.webmanifest"), .copy("icons")]),
-        // HTTP: routes, accounts, the live room socket, static web files, metrics.
+        // HTTP: buildApplication/buildRouter, the routes (controllers over the services), who is
+        // asking (hummingbird-auth's authenticator), the live room socket, static web files, metrics.
         .target(
             name: "ProteinARServer",
             dependencies: [
-                "Storage", "Molecule", "MoleculeLibrary", "MoleculeMesh", "PDBArchive", "ProteinDesign", "RoomHost", "RoomModels",
+                "Accounts", "Storage", "Molecule", "MoleculeLibrary", "MoleculeMesh", "PDBArchive", "ProteinDesign", "RoomHost", "RoomModels",
                 "SceneExport", "SketchRooms", "TextOutput", "WebApp",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CompressNIO", package: "compress-nio"),
@@ -137,7 +150,7 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSCompression", package: "hummingbird-websocket"),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -2,6 +2,7 @@ import Foundation
 import Molecule
 import MoleculeMesh
 import SceneExport
+import Storage
 
 /// Something a person asked for that cannot be done as asked; the message says what is accepted.
 public struct RequestError: Error, CustomStringConvertible, Sendable {

@@ -1,3 +1,4 @@
+import Accounts
 import Foundation
 import Hummingbird
 import ProteinDesign
@@ -44,6 +45,14 @@ struct APIError: HTTPResponseError {
             case .libraryFull(let m): return APIError(.init(code: 507, reasonPhrase: "Insufficient Storage"), m)
             case .busy(let m, let seconds): return APIError(.serviceUnavailable, m, retryAfter: seconds)
             case .tooManyRequests(let m, let seconds): return APIError(.tooManyRequests, m, retryAfter: seconds)
+            }
+        case let e as AccountError:
+            switch e.kind {
+            case .badRequest: return APIError(.badRequest, e.message)
+            case .unauthorized: return APIError(.unauthorized, e.message)
+            case .forbidden: return APIError(.forbidden, e.message)
+            case .conflict: return APIError(.conflict, e.message)
+            case .tooManyRequests: return APIError(.tooManyRequests, e.message, retryAfter: e.retryAfter)
             }
         case let e as RequestError: return APIError(.badRequest, e.description)
         case let e as DesignError: return APIError(.badRequest, e.message)

@@ -10,7 +10,7 @@ import Storage
 /// The JSON API under `/api` (described in `/api/openapi.yaml`).
 struct APIRoutes: Sendable {
     let service: LibraryService
-    let accounts: Accounts
+    let accounts: AccountRoutes
     let limits: ServerLimits
     let fairShare: FairShare
     /// Uploads per hour, per account (per address in an open library).
@@ -26,7 +26,7 @@ struct APIRoutes: Sendable {
 
     func register(on router: Router<ServerContext>) {
         let api = router.group("api")
-        api.get("molecules") { request, _ in try await list(request) }
+        api.get("molecules") { request, context in try await list(request, context) }
         api.post("molecules") { request, context in try await add(request, context: context) }
         api.get("molecules/:id") { _, context in try await detail(context) }
         api.delete("molecules/:id") { request, context in try await remove(request, context) }
@@ -51,9 +51,9 @@ struct APIRoutes: Sendable {
     }
 
     /// Whom rate limits count (uploads, room points): the account, else the client's address.
-    static func client(_ request: Request, _ context: ServerContext, accounts: Accounts) async throws -> String {
-        if request.headers[.authorization] != nil || request.cookies[Accounts.cookieName] != nil,
-           let account = try await accounts.identify(request).account {
+    static func client(_ request: Request, _ context: ServerContext) throws -> String {
+        if request.headers[.authorization] != nil || request.cookies[AccountRoutes.cookieName] != nil,
+           let account = try context.checkedIdentity().account {
             return account.id
         }
         return "address:" + context.clientAddress
@@ -61,9 +61,9 @@ struct APIRoutes: Sendable {
 
     /// Who gets a fair share of the conversions and downloads: the account, else the anonymous
     /// browser (its signed client id), else the address; with the address for its ceiling.
-    static func share(_ request: Request, _ context: ServerContext, accounts: Accounts) async throws -> Client {
-        if request.headers[.authorization] != nil || request.cookies[Accounts.cookieName] != nil,
-           let account = try await accounts.identify(request).account {
+    static func share(_ request: Request, _ context: ServerContext) throws -> Client {
+        if request.headers[.authorization] != nil || request.cookies[AccountRoutes.cookieName] != nil,
+           let account = try context.checkedIdentity().account {
             return Client(key: account.id, address: context.clientAddress)
         }
         if let anonymous = context.anonymousClient { return Client(key: "anonymous:" + anonymous, address: context.clientAddress) }
@@ -72,7 +72,7 @@ struct APIRoutes: Sendable {
 
     // MARK: Library
 
-    func list(_ request: Request) async throws -> Response {
+    func list(_ request: Request, _ context: ServerContext) async throws -> Response {
         let q = request.uri.queryParameters
         var query = MoleculeQuery()
         if let text = q.get("q") {
@@ -91,7 +91,7 @@ struct APIRoutes: Sendable {
         query.limit = try wholeNumber(request, "limit", in: 1...500, default: query.limit)
         if let mine = q.get("mine") {
             guard mine == "true" || mine == "false" else { throw APIError(.badRequest, "mine '\(mine.prefix(20))': accepted: true, false") }
-            if mine == "true" { query.keptBy = try await accounts.requireAccount(request, change: false).0.id }
+            if mine == "true" { query.keptBy = try context.requireAccount(request, change: false).0.id }
         }
         if let s = q.get("sort") {
             guard let order = MoleculeQuery.Order(rawValue: s) else {
@@ -113,7 +113,7 @@ struct APIRoutes: Sendable {
     /// The administrator may delete any molecule, the owner their own uploads and designs.
     func remove(_ request: Request, _ context: ServerContext) async throws -> Response {
         let id = try context.parameters.require("id")
-        let identity = try await accounts.identifyForChange(request)
+        let identity = try context.identityForChange(request)
         guard let account = identity.account else {
             throw APIError(.unauthorized, "sign in to delete: only the administrator or the person who added a molecule may delete it")
         }
@@ -128,7 +128,7 @@ struct APIRoutes: Sendable {
     /// `PUT` keeps a molecule in the signed-in person's list, `DELETE` takes it off.
     func keep(_ request: Request, _ context: ServerContext, _ keep: Bool) async throws -> Response {
         let id = try context.parameters.require("id")
-        let (account, _) = try await accounts.requireAccount(request, change: true)
+        let (account, _) = try context.requireAccount(request, change: true)
         if keep {
             try await call { try await service.keep(id: id, account: account.id) }
         } else {
@@ -147,7 +147,7 @@ struct APIRoutes: Sendable {
         guard let id = EntryID(text) else {
             throw APIError(.badRequest, "'\(text.prefix(80))' is not an entry id; expected \(EntryID.acceptedForms)")
         }
-        let admission = openings.admission(for: try await Self.share(request, context, accounts: accounts))
+        let admission = openings.admission(for: try await Self.share(request, context))
         if Responses.wantsEventStream(request) {
             return Responses.eventStream { progress in
                 JSONText.render(MoleculeJSON.value(try await service.open(id, admission: admission, progress: progress)))
@@ -169,7 +169,7 @@ struct APIRoutes: Sendable {
             throw APIError(.unsupportedMediaType, "send {\"id\": \"4HHB\"} as application/json, or a structure file as "
                            + "application/octet-stream (or chemical/x-pdb, chemical/x-mmcif, application/gzip); not '\(contentType.prefix(60))'")
         }
-        let identity = try await accounts.identifyForChange(request)
+        let identity = try context.identityForChange(request)
         let owner = identity.account?.id
         guard owner != nil || limits.openLibrary else {
             throw APIError(.unauthorized, "sign in to add molecules to the library (anyone may look at them)")
@@ -254,7 +254,7 @@ struct APIRoutes: Sendable {
         for (k, v) in request.uri.queryParameters { parameters[String(k)] = String(v) }
         if name == "thumbnail.png" {
             let picture = try call { try ModelRequest.picture(parameters) }
-            let png = try await fairShare.work(for: request, context, accounts: accounts) {
+            let png = try await fairShare.work(for: request, context) {
                 try await service.servedModel(id: id, request: picture, admission: $0)
             }
             return Responses.bytes(png.buffer, type: png.mediaType, etag: png.key, request: request, head: head, disposition: nil)
@@ -265,7 +265,7 @@ struct APIRoutes: Sendable {
         }
         let modelRequest = try call { try ModelRequest(format: format, parameters: parameters) }
         if Responses.wantsEventStream(request), !head {
-            let admission = fairShare.admission(for: try await Self.share(request, context, accounts: accounts))
+            let admission = fairShare.admission(for: try await Self.share(request, context))
             return Responses.eventStream { progress in
                 let model = try await service.model(id: id, request: modelRequest, admission: admission, progress: progress)
                 var url = "/api/molecules/\(id)/\(name)"
@@ -279,7 +279,7 @@ struct APIRoutes: Sendable {
             return Responses.bytes(model.buffer, type: model.mediaType, etag: model.key, request: request, head: head,
                                    disposition: disposition, negotiated: true)
         }
-        let model = try await fairShare.work(for: request, context, accounts: accounts) {
+        let model = try await fairShare.work(for: request, context) {
             try await service.servedModel(id: id, request: modelRequest, admission: $0)
         }
         return Responses.bytes(model.buffer, type: model.mediaType, etag: model.key, request: request, head: head, disposition: disposition,
@@ -298,7 +298,7 @@ struct APIRoutes: Sendable {
         guard text.count <= 200 else { throw APIError(.badRequest, "search words: at most 200 characters") }
         let start = try wholeNumber(request, "start", in: 0...Int.max, default: 0)
         let rows = try wholeNumber(request, "rows", in: 1...100, default: 10)
-        let admission = searches.admission(for: try await Self.share(request, context, accounts: accounts))
+        let admission = searches.admission(for: try await Self.share(request, context))
         let results = try await call { try await service.searches.search(text, start: start, rows: rows, archive: service.archive, admission: admission) }
         let data = try JSONEncoder().encode(results)
         return Responses.json(String(decoding: data, as: UTF8.self))

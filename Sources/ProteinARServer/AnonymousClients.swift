@@ -1,8 +1,10 @@
+import Accounts
 import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
 import MoleculeLibrary
+import Storage
 
 /// People without an account, told apart: each browser gets a client id of its own in a cookie,
 /// signed by the server, so that a class of phones behind one address gets a fair share each
@@ -28,7 +30,7 @@ final class AnonymousClients: Sendable {
     func id(fromCookie value: String) -> String? {
         let parts = value.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].count == 32, parts[1].count == 64 else { return nil }
-        return Accounts.same(signature(of: parts[0]), String(parts[1])) ? String(parts[0]) : nil
+        return AccountService.same(signature(of: parts[0]), String(parts[1])) ? String(parts[0]) : nil
     }
 
     /// A new id and its cookie value, or nil when the address has had its share of ids this hour.
@@ -59,7 +61,7 @@ struct AnonymousClientMiddleware: RouterMiddleware {
             return try await next(request, context)
         }
         // Signed-in people are told apart by their account.
-        guard request.cookies[Accounts.cookieName] == nil, request.headers[.authorization] == nil,
+        guard request.cookies[AccountRoutes.cookieName] == nil, request.headers[.authorization] == nil,
               let minted = clients.mint(for: context.clientAddress) else {
             return try await next(request, context)
         }
@@ -71,7 +73,7 @@ struct AnonymousClientMiddleware: RouterMiddleware {
             response = try error.response(from: request, context: context)
         }
         response.setCookie(Cookie(name: AnonymousClients.cookieName, value: minted.cookie, maxAge: AnonymousClients.lifetime, path: "/",
-                                  secure: Accounts.isHTTPS(request), httpOnly: true, sameSite: .lax))
+                                  secure: AccountRoutes.isHTTPS(request), httpOnly: true, sameSite: .lax))
         return response
     }
 }

@@ -124,9 +124,9 @@ final class FairShare: Sendable {
 
     /// Costly work a request asks for (a conversion, a design, a room's model): started within the
     /// asking client's fair share, cancelled when its connection closes, its errors in HTTP words.
-    func work<T: Sendable>(for request: Request, _ context: ServerContext, accounts: Accounts,
+    func work<T: Sendable>(for request: Request, _ context: ServerContext,
                            _ body: @escaping @Sendable (any Admission) async throws -> T) async throws -> T {
-        let admission = admission(for: try await APIRoutes.share(request, context, accounts: accounts))
+        let admission = admission(for: try await APIRoutes.share(request, context))
         return try await call { try await whileConnected(context.channel) { try await body(admission) } }
     }
 }

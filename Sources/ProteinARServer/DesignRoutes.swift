@@ -15,7 +15,7 @@ import Storage
 /// (`ProteinDesigner.pieceLayout`), so they can be seen and placed in AR as the original game did.
 struct DesignRoutes: Sendable {
     let service: LibraryService
-    let accounts: Accounts
+    let accounts: AccountRoutes
     let limits: ServerLimits
     let fairShare: FairShare
 
@@ -42,15 +42,15 @@ struct DesignRoutes: Sendable {
     }
 
     func build(_ request: Request, _ context: ServerContext) async throws -> Response {
-        let decoded = try await Accounts.decode(DesignRequest.self, from: request,
+        let decoded = try await JSONBody.decode(DesignRequest.self, from: request,
             example: #"{"pieces": "helix:14,coil:4,helix:14" or [{"kind": "helix", "length": 14}, …], "sequence"?, "seed"?, "hydrogens"?, "save"?}"#)
         let spec = try Self.spec(decoded)
         var owner: String?
         if decoded.save == true {
-            owner = try await accounts.identifyForChange(request).account?.id
+            owner = try context.identityForChange(request).account?.id
             guard owner != nil || limits.openLibrary else { throw APIError(.unauthorized, "sign in to save designs in the library") }
         }
-        let design = try await fairShare.work(for: request, context, accounts: accounts) { try await service.design(spec, admission: $0) }
+        let design = try await fairShare.work(for: request, context) { try await service.design(spec, admission: $0) }
         var saved: MoleculeRecord?
         if decoded.save == true { saved = try await call { try await service.save(design, owner: owner) } }
         return Responses.json(try Self.json(design, saved: saved))
@@ -135,7 +135,7 @@ struct DesignRoutes: Sendable {
         if let hot = service.hot.get(key) {
             buffer = hot.buffer
         } else {
-            let bytes = try await fairShare.work(for: request, context, accounts: accounts) { admission in
+            let bytes = try await fairShare.work(for: request, context) { admission in
                 try await service.designFile(key: key, admission: admission) {
                     if isPieces, let model { return try await service.piecesModel(of: spec, request: model) }
                     let design = try await service.design(spec)

@@ -1,8 +1,9 @@
+import Accounts
 import Foundation
 import Hummingbird
-import Storage
 import RoomHost
 import SketchRooms
+import Storage
 
 /// Membership by invitation (issue 29, finding 10): the owner invites an e-mail, and whoever signs
 /// in with it accepts or declines. Inviting answers the same (`202`, the same body) whether or not
@@ -11,7 +12,7 @@ import SketchRooms
 /// becomes a member without accepting.
 struct InvitationRoutes: Sendable {
     let host: RoomHost
-    let accounts: Accounts
+    let accounts: AccountRoutes
     let budget: InvitationBudget
     /// Members and pending invitations of one room together.
     static let peoplePerRoom = 1_000
@@ -23,7 +24,7 @@ struct InvitationRoutes: Sendable {
         api.post("rooms/:room/members") { request, context in try await invite(request, context) }
         api.get("rooms/:room/invitations") { request, context in try await pending(request, context) }
         api.delete("rooms/:room/invitations/:email") { request, context in try await withdraw(request, context) }
-        api.get("invitations") { request, _ in try await mine(request) }
+        api.get("invitations") { request, context in try await mine(request, context) }
         api.post("invitations/:room/accept") { request, context in try await accept(request, context) }
         api.delete("invitations/:room") { request, context in try await decline(request, context) }
     }
@@ -38,9 +39,9 @@ struct InvitationRoutes: Sendable {
     func invite(_ request: Request, _ context: ServerContext) async throws -> Response {
         let id = try context.parameters.require("room")
         struct Invite: Decodable { var email: String }
-        let body = try await Accounts.decode(Invite.self, from: request, example: #"{"email": "…"}"#)
-        let email = try Accounts.validEmail(body.email)
-        let (account, settings) = try await accounts.owner(of: id, in: host, request)
+        let body = try await JSONBody.decode(Invite.self, from: request, example: #"{"email": "…"}"#)
+        let email = try AccountService.validEmail(body.email)
+        let (account, settings) = try await accounts.owner(of: id, in: host, request, context)
         guard email != account.email else { throw APIError(.badRequest, "email: that is your own e-mail, and you own this room") }
         try call { try budget.spend(account.id) }
         let invitation = StoredInvitation(roomID: id, email: email, invitedBy: account.id, invitedAt: Date())
@@ -53,15 +54,15 @@ struct InvitationRoutes: Sendable {
 
     func pending(_ request: Request, _ context: ServerContext) async throws -> Response {
         let id = try context.parameters.require("room")
-        _ = try await accounts.owner(of: id, in: host, request, change: false)
+        _ = try await accounts.owner(of: id, in: host, request, context, change: false)
         return try Responses.encoded(Pending(invitations: try await emails(id)))
     }
 
     func withdraw(_ request: Request, _ context: ServerContext) async throws -> Response {
         let id = try context.parameters.require("room")
         let raw = try context.parameters.require("email")
-        let email = try Accounts.validEmail(raw.removingPercentEncoding ?? raw)
-        _ = try await accounts.owner(of: id, in: host, request)
+        let email = try AccountService.validEmail(raw.removingPercentEncoding ?? raw)
+        _ = try await accounts.owner(of: id, in: host, request, context)
         _ = try await invitations.deleteInvitation(roomID: id, email: email)
         return try Responses.encoded(Pending(invitations: try await emails(id)))
     }
@@ -74,8 +75,8 @@ struct InvitationRoutes: Sendable {
         var invitedAt: Date
     }
 
-    func mine(_ request: Request) async throws -> Response {
-        let (account, _) = try await accounts.requireAccount(request, change: false)
+    func mine(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let (account, _) = try context.requireAccount(request, change: false)
         var received: [Received] = []
         for invitation in try await invitations.invitations(email: account.email) {
             guard let settings = try await accounts.rooms.settings(id: invitation.roomID) else { continue }
@@ -88,7 +89,7 @@ struct InvitationRoutes: Sendable {
 
     func accept(_ request: Request, _ context: ServerContext) async throws -> Response {
         let id = try context.parameters.require("room")
-        let (account, _) = try await accounts.requireAccount(request, change: true)
+        let (account, _) = try context.requireAccount(request, change: true)
         guard try await invitations.invitations(email: account.email).contains(where: { $0.roomID == id }) else {
             throw Self.noInvitation(id, account)
         }
@@ -108,7 +109,7 @@ struct InvitationRoutes: Sendable {
 
     func decline(_ request: Request, _ context: ServerContext) async throws -> Response {
         let id = try context.parameters.require("room")
-        let (account, _) = try await accounts.requireAccount(request, change: true)
+        let (account, _) = try context.requireAccount(request, change: true)
         guard try await invitations.deleteInvitation(roomID: id, email: account.email) else { throw Self.noInvitation(id, account) }
         return Response(status: .noContent)
     }

@@ -1,15 +1,16 @@
+import Accounts
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
-import Storage
 import RoomHost
 import SketchRooms
+import Storage
 
 /// The live room: a WebSocket per participant. The server numbers every operation, stores it, and
 /// only then acknowledges and broadcasts it; each client gets every operation once, in order.
 struct LiveRoomSocket: Sendable {
     let host: RoomHost
-    let accounts: Accounts
+    let accounts: AccountRoutes
     let presence: RoomPresence
     let settingsFeed: RoomSettingsFeed
     let sockets: SocketCounter
@@ -48,7 +49,7 @@ struct LiveRoomSocket: Sendable {
             let id = context.requestContext.parameters.get("room") ?? ""
             let identity: Identity, after: UInt64?, form: SnapshotForm
             do {
-                (identity, after, form) = try await admit(request)
+                (identity, after, form) = try await admit(request, context.requestContext)
             } catch {
                 let refusal = APIError.from(error)
                 let code = refusal.status == .badRequest ? "malformed" : refusal.status == .notFound ? "not-found" : "forbidden"
@@ -71,13 +72,13 @@ struct LiveRoomSocket: Sendable {
     }
 
     /// Who connects to which room, resuming after which sequence, and in which form a snapshot comes.
-    private func admit(_ request: Request) async throws -> (Identity, UInt64?, SnapshotForm) {
+    private func admit(_ request: Request, _ context: SocketContext) async throws -> (Identity, UInt64?, SnapshotForm) {
         let query = request.uri.queryParameters
         // A token in the address would end up in logs and histories: it is refused, not ignored.
         guard query.get("token") == nil else {
             throw APIError(.badRequest, "token: a session token is not read from the address; send it as the header Authorization: Bearer <token>")
         }
-        let identity = try await accounts.identify(request, guestKey: query.get("guest"))
+        let identity = try context.checkedIdentity()
         if identity.viaCookie, let origin = request.headers[.origin] {
             // Another site's page could open a socket with our cookie: only our own pages may.
             let url = URL(string: origin)
@@ -127,7 +128,7 @@ final class LiveConnection: Sendable {
          outbound: WebSocketOutboundWriter) {
         self.roomID = roomID; self.identity = identity; self.host = host; self.rooms = rooms; self.presence = presence
         self.settingsFeed = settingsFeed; self.outbound = outbound
-        actor = identity.actor ?? RoomRoutes.anonymous
+        actor = identity.participant ?? RoomRoutes.anonymous
     }
 
     /// `form`: how the whole state is sent when it is (`snapshots` keeps the compact forms).
@@ -181,13 +182,13 @@ final class LiveConnection: Sendable {
             }
             // Anonymous watchers are counted, not listed, and get no presence.
             var peers: AsyncStream<String>?
-            if identity.actor == nil {
+            if identity.participant == nil {
                 await presence.watch(roomID)
             } else {
                 let peer = RoomPresence.Peer(connection: id, id: you.id ?? "anonymous", name: identity.displayName, role: role?.rawValue ?? "guest")
                 peers = await presence.join(roomID, peer)
             }
-            defer { if identity.actor == nil { Task { await presence.unwatch(roomID) } } }
+            defer { if identity.participant == nil { Task { await presence.unwatch(roomID) } } }
             // Whichever ends first (the client leaves, the room lets this reader go, a write fails)
             // ends the connection: no half-open socket that takes operations but shows none.
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -217,8 +218,8 @@ final class LiveConnection: Sendable {
 
     /// This participant as the room's settings make them: their role, whether they may draw.
     private func yourPart(in settings: RoomSettings) -> Welcome.You {
-        Welcome.You(id: identity.actor.map { $0.isGuest ? "guest:\($0.id)" : $0.id }, name: identity.displayName,
-                    role: settings.role(of: actor)?.rawValue, mayDraw: identity.actor != nil && settings.mayDraw(actor))
+        Welcome.You(id: identity.participant.map { $0.isGuest ? "guest:\($0.id)" : $0.id }, name: identity.displayName,
+                    role: settings.role(of: actor)?.rawValue, mayDraw: identity.participant != nil && settings.mayDraw(actor))
     }
 
     /// The room's settings changed: the room as this participant now sees it. Someone who may no
@@ -374,7 +375,7 @@ final class LiveConnection: Sendable {
         }
         switch incoming.type {
         case "op":
-            guard identity.actor != nil else {
+            guard identity.participant != nil else {
                 try? await send(ErrorMessage(code: "forbidden", message: "to draw, sign in or join with a guest key (?guest=…)", clientOpID: incoming.clientOpID))
                 return
             }

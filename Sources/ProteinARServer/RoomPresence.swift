@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import SketchRooms
+import Storage
 
 /// Who is in each room, and where they look. A joiner gets the full list once; after that everyone
 /// gets the changes (joined, left, moved), at most one message per `RoomPresence.gather` per room, so a

@@ -1,12 +1,13 @@
+import Accounts
 import Foundation
 import Hummingbird
-import Storage
 import MoleculeLibrary
 import NIOCore
-import SceneExport
 import RoomHost
 import RoomModels
+import SceneExport
 import SketchRooms
+import Storage
 
 /// Rooms over HTTP: list, create, read, change settings, the log, and submitting an operation
 /// without a socket (API clients). Members come by invitation (`InvitationRoutes`); the live socket
@@ -14,7 +15,7 @@ import SketchRooms
 struct RoomRoutes: Sendable {
     let service: LibraryService
     let host: RoomHost
-    let accounts: Accounts
+    let accounts: AccountRoutes
     let limits: ServerLimits
     let fairShare: FairShare
     /// Points of operations one client may send over HTTP: 30,000 a second (a pen draws about 30),
@@ -25,8 +26,8 @@ struct RoomRoutes: Sendable {
     let logReads = RoomLogReads()
 
     func register(on api: RouterGroup<ServerContext>) {
-        api.get("rooms") { request, _ in try await list(request) }
-        api.post("rooms") { request, _ in try await create(request) }
+        api.get("rooms") { request, context in try await list(request, context) }
+        api.post("rooms") { request, context in try await create(request, context) }
         api.get("rooms/:room") { request, context in try await detail(request, context) }
         api.patch("rooms/:room") { request, context in try await change(request, context) }
         api.get("rooms/:room/operations") { request, context in try await operations(request, context) }
@@ -40,8 +41,8 @@ struct RoomRoutes: Sendable {
     /// Someone who reads without an account or guest key reads as an anonymous guest.
     static let anonymous = Participant(id: "anonymous", isGuest: true)
 
-    func list(_ request: Request) async throws -> Response {
-        let actor = try await accounts.identify(request).actor
+    func list(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let actor = try context.checkedIdentity().participant
         let offset = try wholeNumber(request, "offset", in: 0...Int.max, default: 0)
         let limit = try wholeNumber(request, "limit", in: 1...500, default: 100)
         let (rooms, total) = try await accounts.rooms.list(for: actor, offset: offset, limit: limit) { $0.mayRead(actor ?? Self.anonymous) }
@@ -58,14 +59,14 @@ struct RoomRoutes: Sendable {
         var style: String?
     }
 
-    func create(_ request: Request) async throws -> Response {
-        let (account, _) = try await accounts.requireAccount(request, change: true)
-        let body = try await Accounts.decode(NewRoom.self, from: request, example: #"{"name": "…", "isPublic": true}"#)
+    func create(_ request: Request, _ context: ServerContext) async throws -> Response {
+        let (account, _) = try context.requireAccount(request, change: true)
+        let body = try await JSONBody.decode(NewRoom.self, from: request, example: #"{"name": "…", "isPublic": true}"#)
         let owned = try await accounts.rooms.settings { $0.ownerID == account.id }.count
         guard owned < limits.roomsPerAccount else {
             throw APIError(.tooManyRequests, "you own \(owned) rooms, the most an account may; reuse one of them")
         }
-        let name = try Accounts.oneLine(body.name, field: "name", maximum: 100)
+        let name = try AccountService.oneLine(body.name, field: "name", maximum: 100)
         if let location = body.location { try Self.check(location) }
         var placement: MoleculePlacement?
         if let id = body.moleculeID {
@@ -88,7 +89,7 @@ struct RoomRoutes: Sendable {
 
     func detail(_ request: Request, _ context: ServerContext) async throws -> Response {
         let id = try context.parameters.require("room")
-        let actor = try await accounts.identify(request).actor ?? Self.anonymous
+        let actor = try context.checkedIdentity().participant ?? Self.anonymous
         let settings = try await call { try await host.settings(of: id) }
         // `state=none`: the room without its content, for a page that gets the content from the
         // live socket (compressed once there); writing a big room's state here is the costly part.
@@ -123,9 +124,9 @@ struct RoomRoutes: Sendable {
 
     func change(_ request: Request, _ context: ServerContext) async throws -> Response {
         let id = try context.parameters.require("room")
-        let (account, _) = try await accounts.owner(of: id, in: host, request)
-        let body = try await Accounts.decode(Change.self, from: request, example: #"{"guestsMayDraw": true}"#)
-        let name = try body.name.map { try Accounts.oneLine($0, field: "name", maximum: 100) }
+        let (account, _) = try await accounts.owner(of: id, in: host, request, context)
+        let body = try await JSONBody.decode(Change.self, from: request, example: #"{"guestsMayDraw": true}"#)
+        let name = try body.name.map { try AccountService.oneLine($0, field: "name", maximum: 100) }
         if case .set(let location) = body.location { try Self.check(location) }
         let settings = try await call {
             try await host.modifySettings(of: id) { settings in
@@ -144,7 +145,7 @@ struct RoomRoutes: Sendable {
 
     func operations(_ request: Request, _ context: ServerContext) async throws -> Response {
         let id = try context.parameters.require("room")
-        let actor = try await accounts.identify(request).actor ?? Self.anonymous
+        let actor = try context.checkedIdentity().participant ?? Self.anonymous
         var after: UInt64 = 0
         if let text = request.uri.queryParameters.get("after") {
             guard let value = UInt64(text) else { throw APIError(.badRequest, "after '\(text.prefix(20))': expected a whole number ≥ 0") }
@@ -153,7 +154,7 @@ struct RoomRoutes: Sendable {
         let limit = try wholeNumber(request, "limit", in: 1...5_000, default: 1_000)
         let state = try await call { try await host.snapshot(of: id, for: actor) }
         // A page's bytes are spent before it is read (at most a page), and what it did not use is given back.
-        let client = try await APIRoutes.share(request, context, accounts: accounts)
+        let client = try await APIRoutes.share(request, context)
         let pageKB = RoomLogReads.pageBytes >> 10
         try call { try logReads.budget.spend(client, cost: pageKB) }
         let page: (operations: [StoredRoomOperation], more: Bool)
@@ -183,7 +184,7 @@ struct RoomRoutes: Sendable {
     /// the log, so it takes the client's fair share of the CPU like a model does.
     func state(_ request: Request, _ context: ServerContext) async throws -> Response {
         let id = try context.parameters.require("room")
-        let actor = try await accounts.identify(request).actor ?? Self.anonymous
+        let actor = try context.checkedIdentity().participant ?? Self.anonymous
         var at: UInt64?
         if let text = request.uri.queryParameters.get("at") {
             guard let value = UInt64(text) else { throw APIError(.badRequest, "at '\(text.prefix(20))': expected a whole number ≥ 0") }
@@ -191,7 +192,7 @@ struct RoomRoutes: Sendable {
         }
         let state: RoomState
         if let at {
-            let client = try await APIRoutes.share(request, context, accounts: accounts)
+            let client = try await APIRoutes.share(request, context)
             state = try await call {
                 try await fairShare.run(client) {
                     try await logReads.replays.withSlot { try await host.state(of: id, at: at, for: actor) }
@@ -208,10 +209,10 @@ struct RoomRoutes: Sendable {
 
     func submit(_ request: Request, _ context: ServerContext) async throws -> Response {
         let id = try context.parameters.require("room")
-        let identity = try await accounts.identifyForChange(request)
-        guard let actor = identity.actor else { throw APIError(.unauthorized, "sign in, or send a guest key (X-Guest-Key)") }
-        let op = try await Accounts.decode(ClientOperation.self, from: request, example: #"{"clientOpID": "…", "operation": {"type": "add-stroke", …}}"#)
-        let client = try await APIRoutes.client(request, context, accounts: accounts)
+        let identity = try context.identityForChange(request)
+        guard let actor = identity.participant else { throw APIError(.unauthorized, "sign in, or send a guest key (X-Guest-Key)") }
+        let op = try await JSONBody.decode(ClientOperation.self, from: request, example: #"{"clientOpID": "…", "operation": {"type": "add-stroke", …}}"#)
+        let client = try await APIRoutes.client(request, context)
         try call { try operationPoints.take(client, cost: Double(max(1, op.operation.pointCount)), what: "points of room operations") }
         let outcome = try await call { try await host.submit(op, by: actor, to: id) }
         return try Responses.encoded(Ack(outcome, clientOpID: op.clientOpID))
@@ -220,7 +221,7 @@ struct RoomRoutes: Sendable {
     /// The room as it is now, as an AR model: strokes as tubes, with its molecule.
     func model(_ request: Request, _ context: ServerContext, format: ModelFormat) async throws -> Response {
         let id = try context.parameters.require("room")
-        let actor = try await accounts.identify(request).actor ?? Self.anonymous
+        let actor = try context.checkedIdentity().participant ?? Self.anonymous
         let state = try await call { try await host.snapshot(of: id, for: actor) }
         let key = try await call { try await service.roomModelKey(of: state, format: format) }
         var response: Response
@@ -231,7 +232,7 @@ struct RoomRoutes: Sendable {
             response = Responses.bytes(hot.buffer, type: hot.mediaType, etag: key, request: request, head: false,
                                        disposition: "inline; filename=\"room.\(format.rawValue)\"")
         } else {
-            let built = try await fairShare.work(for: request, context, accounts: accounts) {
+            let built = try await fairShare.work(for: request, context) {
                 try await service.roomModel(of: state, format: format, admission: $0)
             }
             let entry = service.hot.put(CachedModel(key: built.key, moleculeID: "room", mediaType: built.mediaType, bytes: built.bytes))
@@ -254,11 +255,11 @@ struct RoomRoutes: Sendable {
     }
 }
 
-extension Accounts {
+extension AccountRoutes {
     /// The signed-in owner of the room, and its settings (a change needs the CSRF token when signed
     /// in by cookie).
-    func owner(of id: String, in host: RoomHost, _ request: Request, change: Bool = true) async throws -> (StoredAccount, RoomSettings) {
-        let (account, _) = try await requireAccount(request, change: change)
+    func owner(of id: String, in host: RoomHost, _ request: Request, _ context: ServerContext, change: Bool = true) async throws -> (StoredAccount, RoomSettings) {
+        let (account, _) = try context.requireAccount(request, change: change)
         let settings = try await call { try await host.settings(of: id) }
         guard settings.ownerID == account.id else { throw APIError(.forbidden, "only the room's owner may change it") }
         return (account, settings)

@@ -1,12 +1,16 @@
+import Accounts
 import Hummingbird
+import HummingbirdAuth
 import HummingbirdWebSocket
 import NIOCore
 
 /// The request context of every route: Hummingbird's basics plus the connection, for the client's
-/// address (fair shares are per client) and for noticing that the client has gone.
-struct ServerContext: RequestContext {
+/// address (fair shares are per client) and for noticing that the client has gone, and who sent
+/// the request (`IdentityMiddleware`).
+struct ServerContext: AuthRequestContext {
     var coreContext: CoreRequestContextStorage
     let channel: any Channel
+    var identity: Identity?
     /// The anonymous client id of the request's cookie (or handed out with its answer), for
     /// people without an account (`AnonymousClientMiddleware`).
     var anonymousClient: String?
@@ -31,10 +35,11 @@ struct ServerContext: RequestContext {
 /// Not the channel itself: the context is kept by its own `webSocket` handler reference (a cycle
 /// Hummingbird leaves), and a channel held there would never be freed, with its buffers, for
 /// every live socket ever opened (about 10 KB each).
-struct SocketContext: RequestContext, WebSocketRequestContext {
+struct SocketContext: AuthRequestContext, WebSocketRequestContext {
     var coreContext: CoreRequestContextStorage
     let webSocket: WebSocketHandlerReference<Self>
     let clientAddress: String
+    var identity: Identity?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

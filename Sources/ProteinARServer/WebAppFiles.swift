@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import MoleculeLibrary
+import Storage
 
 /// The web app's files with long-lived caching: `index.html` names its stylesheet and script under
 /// `/v/<version>/`, where `version` is a hash of every file of the web app, and everything under

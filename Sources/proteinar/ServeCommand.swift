@@ -57,7 +57,7 @@ struct ServeCommand: AsyncParsableCommand {
         let scheme = configuration.tlsCertificate == nil ? "http" : "https"
         let app: any Service
         do {
-            app = try ProteinARServer.application(service: service, configuration: configuration, logger: logger) { port in
+            app = try ProteinARServer.buildApplication(service: service, configuration: configuration, logger: logger) { port in
                 // One line on standard output that scripts (and tests) wait for.
                 FileHandle.standardOutput.write(Data("proteinar serve: listening on \(scheme)://\(host):\(port) (library: \(location))\n".utf8))
             }

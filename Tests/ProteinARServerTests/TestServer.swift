@@ -48,7 +48,7 @@ final class TestServer: @unchecked Sendable {  // adminToken is set once, before
         let service = try await ProteinARServer.openLibrary(configuration, logger: logger)
         let settings = configuration
         let (port, task) = try await LoopbackServer.start("the ProteinAR server") { running in
-            try ProteinARServer.application(service: service, configuration: settings, logger: logger) { port in running(port) }
+            try ProteinARServer.buildApplication(service: service, configuration: settings, logger: logger) { port in running(port) }
         }
         let server = TestServer(port: port, service: service, archive: archive, task: task, cleanup: cleanup)
         let admin = try await server.postJSON("/api/accounts", #"{"email": "admin@example.org", "password": "correct horse", "kind": "token"}"#,

@@ -1,0 +1,53 @@
+import Accounts
+import HTTPTypes
+import Hummingbird
+import HummingbirdAuth
+import Storage
+
+/// hummingbird-auth's authenticator for every API request and live socket: who sent it (an
+/// account by bearer token or session cookie, a guest by guest key, or nobody) into
+/// `context.identity`. Credentials that are not valid are kept as the identity's refusal and
+/// refused where a route asks who is there (`ServerContext.identity()`), so that a route that never
+/// asks serves the request as it would anyone's.
+struct IdentityMiddleware<Context: AuthRequestContext<Identity>>: AuthenticatorMiddleware {
+    let accounts: AccountService
+    /// The live socket's guest key comes in the address (`?guest=`): a browser's WebSocket cannot
+    /// send headers. Everywhere else it is the `X-Guest-Key` header.
+    var guestKeyInQuery = false
+
+    func authenticate(request: Request, context: Context) async throws -> Identity? {
+        let bearer = request.headers[.authorization].flatMap { auth in
+            auth.lowercased().hasPrefix("bearer ") ? String(auth.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
+        }
+        let guestKey = request.headers[HTTPField.Name("X-Guest-Key")!] ?? (guestKeyInQuery ? request.uri.queryParameters.get("guest").map { String($0) } : nil)
+        return try await accounts.identify(bearer: bearer, cookie: request.cookies[AccountRoutes.cookieName]?.value, guestKey: guestKey)
+    }
+}
+
+extension AuthRequestContext where Identity == Accounts.Identity {
+    /// Who sent the request, refusing credentials that are not valid.
+    func checkedIdentity() throws -> Identity {
+        try call { try (identity ?? Identity()).checked() }
+    }
+
+    /// Who sent a change, refusing a cookie-signed change without the CSRF token.
+    func identityForChange(_ request: Request) throws -> Identity {
+        try call { try AccountService.forChange(identity ?? Identity(), csrf: request.headers[HTTPField.Name("X-CSRF-Token")!]) }
+    }
+
+    /// The account that sent the request (a change: with the CSRF token when signed in by cookie).
+    func requireAccount(_ request: Request, change: Bool) throws -> (StoredAccount, Identity) {
+        let identity = change ? try identityForChange(request) : try checkedIdentity()
+        guard let account = identity.account else { throw APIError(.unauthorized, "sign in first") }
+        return (account, identity)
+    }
+}
+
+/// An account refusal thrown straight from a route (a name or e-mail checked in place) answers as
+/// the API's errors do.
+extension AccountError: HTTPResponseError {
+    public var status: HTTPResponse.Status { APIError.from(self).status }
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        try APIError.from(self).response(from: request, context: context)
+    }
+}
