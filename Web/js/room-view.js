@@ -9,7 +9,8 @@
 // is here (room-people.js), the notes (room-notes.js), the history (room-history.js) and input
 // (drawing, the tools, adding notes, AR: room-input.js).
 import * as api from './api.js';
-import { RoomAR, setupRoomInput } from './room-input.js';
+import { setupRoomInput } from './room-input.js';
+import { RoomAR } from './room-ar.js';
 import { setupRoomConnection } from './room-connection.js';
 import { setupRoomScene } from './room-scene.js';
 import { setupRoomMolecule } from './room-molecule.js';
