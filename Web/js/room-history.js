@@ -1,23 +1,15 @@
 // The room screen's history: a slider from 0 (the empty room) to the room's latest operation, Play
-// to watch the drawing grow from the start, and Back to live. Past states come from the server
-// (GET /api/rooms/{id}/state?at=N), which rebuilds them from the log with the caller's fair share
-// of its CPU: so the slider asks at most a few times a second, only for where it came to rest,
-// and keeps every answer (a past state never changes). While someone looks back the live socket
-// keeps syncing in the background; only the view shows the past, and drawing waits.
-import * as api from './api.js';
-import { RoomState } from './room-sync.js';
+// to watch the drawing grow from the start, and Back to live. Past states come from the server,
+// asked for and kept by room-history-fetch.js. While someone looks back the live socket keeps
+// syncing in the background; only the view shows the past, and drawing waits.
+import { setupHistoryFetch } from './room-history-fetch.js';
 
-// The slider asks once it has rested this long, and never sooner than MIN_GAP_MS after the last ask.
-const REST_MS = 120;
-const MIN_GAP_MS = 250;
 // Play shows the whole room in about this long, in at most PLAY_STEPS steps (a request each), and
 // no step shorter or longer than these (a tiny room does not crawl, a big one does not flash).
 const PLAY_MS = 6000;
 const PLAY_STEPS = 24;
 const STEP_MIN_MS = 250;
 const STEP_MAX_MS = 500;
-// Past states kept in the page (the oldest asked goes first): enough for a Play and some scrubbing.
-const KEEP_STATES = 64;
 
 /**
  * @param {{$: Function, say: Function}} app
@@ -31,53 +23,13 @@ export function setupRoomHistory(app, room) {
   const liveButton = $('room-history-live');
   const said = $('room-history-said');
   const panel = $('room-history');
-  const kept = new Map();   // operation number -> RoomState, for the room `keptFor`
-  let keptFor = null;
   let wanted = null;        // the operation the slider shows (null: live)
   let shown = null;         // {at, state}: the past state on screen (null: the live room, or not yet come)
-  let restTimer = 0;
-  let askedAt = -Infinity;
-  let asking = false;
   let playing = null;       // a token per Play; a new Play or a stop replaces it
+  const past = setupHistoryFetch({ roomID: room.roomID, wanted: () => wanted, shownAt: () => shown?.at ?? null,
+    holding: () => Boolean(playing), arrived: display, failed: (at, error) => say(`Operation ${at} could not be shown: ${error.message}`, { error: true }) });
 
-  // ---- Past states ----
-  async function stateAt(at) {
-    const id = room.roomID();
-    if (keptFor !== id) { kept.clear(); keptFor = id; }
-    const known = kept.get(at);
-    if (known) return known;
-    const state = new RoomState(await api.roomStateAt(id, at));
-    if (keptFor !== id) return state;
-    kept.set(at, state);
-    if (kept.size > KEEP_STATES) kept.delete(kept.keys().next().value);
-    return state;
-  }
-
-  // Asks for `wanted` once the slider rests, one request at a time, within MIN_GAP_MS of the last.
-  function askSoon() {
-    clearTimeout(restTimer);
-    if (wanted === null || shown?.at === wanted) return;
-    if (kept.has(wanted) && keptFor === room.roomID()) return display(wanted, kept.get(wanted));
-    if (asking) return;  // the answer's arrival asks again for whatever is wanted then
-    restTimer = setTimeout(ask, Math.max(REST_MS, askedAt + MIN_GAP_MS - performance.now()));
-  }
-
-  async function ask() {
-    const at = wanted;
-    if (at === null || asking) return;
-    asking = true;
-    askedAt = performance.now();
-    try {
-      const state = await stateAt(at);
-      if (wanted === at && !playing) display(at, state);
-    } catch (error) {
-      if (wanted === at) say(`Operation ${at} could not be shown: ${error.message}`, { error: true });
-    } finally {
-      asking = false;
-    }
-    if (wanted !== null && wanted !== at) askSoon();
-  }
-
+  // ---- The state on screen ----
   function display(at, state) {
     shown = { at, state };
     slider.value = String(at);
@@ -93,14 +45,14 @@ export function setupRoomHistory(app, room) {
     wanted = at;
     describe();
     if (began) room.modeChanged();
-    askSoon();
+    past.askSoon();
     return undefined;
   }
 
   function backToLive() {
     const wasBack = wanted !== null;
     stopPlay();
-    clearTimeout(restTimer);
+    past.cancel();
     wanted = null;
     shown = null;
     const focused = document.activeElement === liveButton;
@@ -117,10 +69,7 @@ export function setupRoomHistory(app, room) {
   async function play() {
     const end = room.liveSequence();
     if (end === 0) return;
-    const from = wanted !== null && wanted < end - 1 ? wanted : 0;
-    const count = Math.min(PLAY_STEPS, end - from);
-    const steps = Array.from({ length: count + 1 }, (_, k) => Math.round(from + ((end - from) * k) / count));
-    const stepMs = Math.min(STEP_MAX_MS, Math.max(STEP_MIN_MS, PLAY_MS / count));
+    const { steps, stepMs } = playSteps(wanted !== null && wanted < end - 1 ? wanted : 0, end);
     const token = {};
     playing = token;
     showPlaying();
@@ -130,7 +79,7 @@ export function setupRoomHistory(app, room) {
     if (began) room.modeChanged();
     // The last step is where the room was when Play began: the live room shows it (and what came since).
     steps.pop();
-    let next = stateAt(steps[0]);
+    let next = past.stateAt(steps[0]);
     for (let i = 0; i < steps.length; i++) {
       const stepBegan = performance.now();
       let state;
@@ -144,7 +93,7 @@ export function setupRoomHistory(app, room) {
       wanted = steps[i];
       display(steps[i], state);
       if (i + 1 < steps.length) {
-        next = stateAt(steps[i + 1]);
+        next = past.stateAt(steps[i + 1]);
         next.catch(() => {});  // seen when awaited
       }
       await new Promise((resolve) => { setTimeout(resolve, Math.max(0, stepMs - (performance.now() - stepBegan))); });
@@ -157,7 +106,7 @@ export function setupRoomHistory(app, room) {
     if (!playing) return;
     playing = null;
     showPlaying();
-    if (wanted !== null) askSoon();
+    if (wanted !== null) past.askSoon();
   }
 
   function showPlaying() {
@@ -175,19 +124,9 @@ export function setupRoomHistory(app, room) {
     panel.dataset.mode = wanted === null ? 'live' : 'history';
     panel.dataset.at = String(wanted ?? last);
     panel.dataset.shown = String(shown?.at ?? last);
-    let words;
-    if (last === 0) words = 'Nothing drawn yet: the history starts with the first stroke.';
-    else if (wanted === null) words = `Live — ${changes(last)} so far. Drag the slider or press Play to look back.`;
-    else {
-      const loading = shown?.at !== wanted ? ' (loading…)' : '';
-      words = `After change ${wanted} of ${last}${loading} — looking back; drawing waits until you press Back to live.`;
-    }
-    said.textContent = words;
+    said.textContent = words(last, wanted, shown?.at !== wanted);
     slider.setAttribute('aria-valuetext', wanted === null ? `Live, ${changes(last)}` : `After change ${wanted} of ${last}, looking back`);
   }
-
-  // "1 change", "13 changes": each stroke, note, undo or clear is one.
-  function changes(n) { return `${n} ${n === 1 ? 'change' : 'changes'}`; }
 
   /** The live room moved on (an operation, a new snapshot): the slider's end follows it. */
   function liveChanged() {
@@ -222,13 +161,31 @@ export function setupRoomHistory(app, room) {
     reset() {
       playing = null;
       showPlaying();
-      clearTimeout(restTimer);
+      past.cancel();
       wanted = null;
       shown = null;
-      kept.clear();
-      keptFor = null;
+      past.forget();
       slider.value = '0';
       describe();
     },
   };
 }
+
+// Play's steps from operation `from` to `end` (both included), evenly spread, and how long each shows.
+function playSteps(from, end) {
+  const count = Math.min(PLAY_STEPS, end - from);
+  const steps = Array.from({ length: count + 1 }, (_, k) => Math.round(from + ((end - from) * k) / count));
+  const stepMs = Math.min(STEP_MAX_MS, Math.max(STEP_MIN_MS, PLAY_MS / count));
+  return { steps, stepMs };
+}
+
+// What the panel says: of `last` operations, the live room (`wanted` null) or the one wanted,
+// `loading` while its state has not come yet.
+function words(last, wanted, loading) {
+  if (last === 0) return 'Nothing drawn yet: the history starts with the first stroke.';
+  if (wanted === null) return `Live — ${changes(last)} so far. Drag the slider or press Play to look back.`;
+  return `After change ${wanted} of ${last}${loading ? ' (loading…)' : ''} — looking back; drawing waits until you press Back to live.`;
+}
+
+// "1 change", "13 changes": each stroke, note, undo or clear is one.
+function changes(n) { return `${n} ${n === 1 ? 'change' : 'changes'}`; }
