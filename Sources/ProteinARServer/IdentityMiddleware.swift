@@ -4,23 +4,31 @@ import Hummingbird
 import HummingbirdAuth
 import Storage
 
-/// hummingbird-auth's authenticator for every API request and live socket: who sent it (an
+/// hummingbird-auth's authenticator for every API request: who sent it (an
 /// account by bearer token or session cookie, a guest by guest key, or nobody) into
 /// `context.identity`. Credentials that are not valid are kept as the identity's refusal and
 /// refused where a route asks who is there (`ServerContext.identity()`), so that a route that never
 /// asks serves the request as it would anyone's.
 struct IdentityMiddleware<Context: AuthRequestContext<Identity>>: AuthenticatorMiddleware {
     let accounts: AccountService
-    /// The live socket's guest key comes in the address (`?guest=`): a browser's WebSocket cannot
-    /// send headers. Everywhere else it is the `X-Guest-Key` header.
+    /// The guest key may come in the address (`?guest=`) as well as in the `X-Guest-Key` header: only
+    /// on the live socket (a browser's WebSocket cannot send headers), which asks for it itself.
     var guestKeyInQuery = false
 
     func authenticate(request: Request, context: Context) async throws -> Identity? {
+        try await accounts.identify(request, guestKeyInQuery: guestKeyInQuery)
+    }
+}
+
+extension AccountService {
+    /// Who sent `request`: its bearer token, else its session cookie, and for someone not signed in
+    /// its guest key (the `X-Guest-Key` header; with `guestKeyInQuery`, `?guest=` too).
+    func identify(_ request: Request, guestKeyInQuery: Bool) async throws -> Identity {
         let bearer = request.headers[.authorization].flatMap { auth in
             auth.lowercased().hasPrefix("bearer ") ? String(auth.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
         }
         let guestKey = request.headers[HTTPField.Name("X-Guest-Key")!] ?? (guestKeyInQuery ? request.uri.queryParameters.get("guest").map { String($0) } : nil)
-        return try await accounts.identify(bearer: bearer, cookie: request.cookies[AccountRoutes.cookieName]?.value, guestKey: guestKey)
+        return try await identify(bearer: bearer, cookie: request.cookies[AccountRoutes.cookieName]?.value, guestKey: guestKey)
     }
 }
 

@@ -1,7 +1,9 @@
 import Accounts
 import Foundation
 import Hummingbird
+import HTTPTypes
 import HummingbirdWebSocket
+import NIOCore
 import RoomHost
 import SketchRooms
 import Storage
@@ -41,15 +43,26 @@ struct LiveRoomSocket: Sendable {
     /// Operations of one connection handed to the room and waiting to be stored, at most.
     static let operationsInFlight = 32
 
-    func register(on router: Router<SocketContext>) {
-        // Every request is upgraded: a browser cannot read why a handshake was refused, so refusals
-        // come as an `error` message, then the socket closes.
-        router.ws("api/rooms/:room/live", onUpgrade: { inbound, outbound, context in
-            let request = context.request
-            let id = context.requestContext.parameters.get("room") ?? ""
+    /// Whether an upgrade request is for a room's live socket (`GET /api/rooms/{id}/live`), and the
+    /// handler that serves it. Every such request is upgraded: a browser cannot read why a
+    /// handshake was refused, so refusals come as an `error` message, then the socket closes.
+    /// Served without Hummingbird's WebSocket router, whose handler reference and request context
+    /// hold each other, so that every closed socket's context (about 1.5 KB) stayed for the life
+    /// of the process.
+    func shouldUpgrade(_ head: HTTPRequest, channel: any Channel) async -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+        guard head.method == .get, let id = Self.roomID(in: head.path ?? "") else { return .dontUpgrade }
+        let request = Request(head: head, body: .init(buffer: .init()))
+        let peer = channel.remoteAddress?.ipAddress ?? "unknown"
+        let admission: Result<(Identity, UInt64?, SnapshotForm), any Error>
+        do {
+            admission = .success(try await admit(request, identity: try await accounts.service.identify(request, guestKeyInQuery: true)))
+        } catch {
+            admission = .failure(error)
+        }
+        return .upgrade([:]) { inbound, outbound, _ in
             let identity: Identity, after: UInt64?, form: SnapshotForm
             do {
-                (identity, after, form) = try await admit(request, context.requestContext)
+                (identity, after, form) = try admission.get()
             } catch {
                 let refusal = APIError.from(error)
                 let code = refusal.status == .badRequest ? "malformed" : refusal.status == .notFound ? "not-found" : "forbidden"
@@ -57,7 +70,7 @@ struct LiveRoomSocket: Sendable {
                 try await outbound.close(.policyViolation, reason: nil)
                 return
             }
-            let address = proxies.clientAddress(peer: context.requestContext.clientAddress, headers: request.headers)
+            let address = proxies.clientAddress(peer: peer, headers: request.headers)
             if let (code, message) = sockets.admit(room: id, address: address) {
                 try? await LiveConnection.send(LiveConnection.ErrorMessage(code: code, message: message), on: outbound)
                 try await outbound.close(.policyViolation, reason: nil)
@@ -68,17 +81,24 @@ struct LiveRoomSocket: Sendable {
                                             settingsFeed: settingsFeed, outbound: outbound)
             await connection.run(inbound: inbound, after: after, form: form, snapshots: snapshots)
             try? await outbound.close(.normalClosure, reason: nil)
-        })
+        }
+    }
+
+    /// The room id of a live socket's path (`/api/rooms/{id}/live`, any query after it); nil for other paths.
+    static func roomID(in path: String) -> String? {
+        let parts = path.prefix { $0 != "?" }.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 5, parts[0].isEmpty, parts[1] == "api", parts[2] == "rooms", !parts[3].isEmpty, parts[4] == "live" else { return nil }
+        return String(parts[3])
     }
 
     /// Who connects to which room, resuming after which sequence, and in which form a snapshot comes.
-    private func admit(_ request: Request, _ context: SocketContext) async throws -> (Identity, UInt64?, SnapshotForm) {
+    private func admit(_ request: Request, identity sent: Identity) async throws -> (Identity, UInt64?, SnapshotForm) {
         let query = request.uri.queryParameters
         // A token in the address would end up in logs and histories: it is refused, not ignored.
         guard query.get("token") == nil else {
             throw APIError(.badRequest, "token: a session token is not read from the address; send it as the header Authorization: Bearer <token>")
         }
-        let identity = try context.checkedIdentity()
+        let identity = try call { try sent.checked() }
         if identity.viaCookie, let origin = request.headers[.origin] {
             // Another site's page could open a socket with our cookie: only our own pages may.
             let url = URL(string: origin)

@@ -17,8 +17,8 @@ import WebApp
 
 /// The server, as Hummingbird's examples shape one: `openLibrary` opens the store,
 /// `buildApplication` builds the services once (`ServerServices`, the composition root), the
-/// router (`buildRouter`: middleware, then each controller's routes) and the live sockets' router
-/// (`buildSocketRouter`), and the HTTP server that carries both.
+/// router (`buildRouter`: middleware, then each controller's routes), and the HTTP server that
+/// carries it and upgrades live room sockets (`LiveRoomSocket`).
 public enum ProteinARServer {
     /// Opens (creating on first start) the library and fills an empty one with the starter set.
     public static func openLibrary(_ configuration: ServerConfiguration, logger: Logger) async throws -> LibraryService {
@@ -49,7 +49,9 @@ public enum ProteinARServer {
         _ = MetricsBootstrap.registry  // before anything makes a metric
         let services = try ServerServices(library: service, configuration: configuration)
         let router = buildRouter(services, configuration: configuration, logger: logger)
-        let sockets = buildSocketRouter(services)
+        let liveRooms = LiveRoomSocket(host: services.host, accounts: services.accountRoutes, presence: services.presence,
+                                       settingsFeed: services.settingsFeed, sockets: SocketCounter(limits: services.limits),
+                                       proxies: services.proxies)
         var http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [ParserErrorHandler()], idleTimeout: configuration.edge.idleTimeout)
         // Later requests on a kept-alive connection meet NIO's parser limit (400), the first one ours (431).
         http1.httpDecoder = .init(maxHeaderFieldSize: 2 * configuration.edge.maxHeaderBytes, maxHeaderListSize: 2 * configuration.edge.maxHeaderBytes)
@@ -63,11 +65,12 @@ public enum ProteinARServer {
         let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: http1, ws: .init(maxFrameSize: LiveRoomSocket.maximumFrameBytes, extensions: configuration.socketCompression ? [deflate] : []))
         let tls = try TLSFiles(certificate: configuration.tlsCertificate, key: configuration.tlsKey)
-        let socketResponder = sockets.buildResponder()
         let edge = services.edge
         let server = HTTPServerBuilder { responder in
-            let guarded = EdgeGuardedChannel(base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: socketResponder,
-                                                                                configuration: channelConfiguration), counter: edge)
+            let upgrading = HTTP1WebSocketUpgradeChannel(responder: responder, configuration: channelConfiguration) { head, channel, _ in
+                await liveRooms.shouldUpgrade(head, channel: channel)
+            }
+            let guarded = EdgeGuardedChannel(base: upgrading, counter: edge)
             guard let tls else { return guarded }
             return try TLSChannel(guarded, tlsConfiguration: tls.configuration)
         }
@@ -113,15 +116,6 @@ public enum ProteinARServer {
         MapTiles(template: configuration.tileServer, attribution: configuration.tileAttribution).register(on: router)
         OperatorRoutes(library: library, metricsToken: configuration.metricsToken, edge: services.edge).register(on: router)
         return router
-    }
-
-    /// The live room socket (`/api/rooms/{id}/live`) on a router of its own; its guest key comes in the address.
-    static func buildSocketRouter(_ services: ServerServices) -> Router<SocketContext> {
-        let sockets = Router(context: SocketContext.self)
-        sockets.add(middleware: IdentityMiddleware<SocketContext>(accounts: services.accounts, guestKeyInQuery: true))
-        LiveRoomSocket(host: services.host, accounts: services.accountRoutes, presence: services.presence, settingsFeed: services.settingsFeed,
-                       sockets: SocketCounter(limits: services.limits), proxies: services.proxies).register(on: sockets)
-        return sockets
     }
 
     static func webRoot(_ configuration: ServerConfiguration) -> String {

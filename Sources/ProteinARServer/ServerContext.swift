@@ -31,23 +31,6 @@ struct ServerContext: AuthRequestContext {
     var peerAddress: String { channel.remoteAddress?.ipAddress ?? "unknown" }
 }
 
-/// The live socket's context: as HummingbirdWebSocket's basic one, plus the client's address.
-/// Not the channel itself: the context is kept by its own `webSocket` handler reference (a cycle
-/// Hummingbird leaves), and a channel held there would never be freed, with its buffers, for
-/// every live socket ever opened (about 10 KB each).
-struct SocketContext: AuthRequestContext, WebSocketRequestContext {
-    var coreContext: CoreRequestContextStorage
-    let webSocket: WebSocketHandlerReference<Self>
-    let clientAddress: String
-    var identity: Identity?
-
-    init(source: ApplicationRequestContextSource) {
-        coreContext = .init(source: source)
-        webSocket = .init()
-        clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
-    }
-}
-
 /// Runs `work` for as long as the client is connected: when the connection closes first (the
 /// client gave up), the work is cancelled, so a conversion nobody waits for is dropped from the
 /// queue instead of running for no one.
