@@ -2,7 +2,7 @@ import Foundation
 import Molecule
 
 /// The built chain as a normal `Structure`: written, rendered and exported like any other.
-extension Builder {
+extension PlacedBackbone {
     /// `sideChains`: the atoms beyond CB of each residue (`packSideChains()`), or nil for the
     /// backbone and CB alone. `hydrogens`: each residue's hydrogens after its heavy atoms.
     func makeStructure(sideChains: SideChains? = nil, hydrogens: Bool = false) -> Structure {

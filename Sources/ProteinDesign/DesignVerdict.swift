@@ -3,7 +3,7 @@ import Foundation
 import Molecule
 
 /// The verdict on a built design: whether it holds together, why not, and the motifs it forms.
-extension Builder {
+extension PlacedBackbone {
 
     func pieceName(_ p: Int) -> String { "\(spec.pieces[p].kind.displayName) (piece \(p + 1))" }
 
@@ -34,7 +34,7 @@ extension Builder {
         }
         for var junction in junctions {
             // A hairpin holds only if DSSP sees its strands as a sheet: at least 80 % of their residues E.
-            if let partner = hairpinPartner(of: junction), let e = junction.element {
+            if let partner = junction.hairpinPartner(in: elements), let e = junction.element {
                 let strands = Array(partner.residues) + Array(elements[e].residues)
                 let sheet = strands.filter { secondaryStructure[$0] == .strand }.count
                 if Double(sheet) < 0.8 * Double(strands.count) { junction.paired = false }
@@ -94,7 +94,7 @@ extension Builder {
         // three or more a β-meander.
         var meander: [SecondaryElement] = []
         // Elements paired with the element before them as a β-hairpin.
-        let hairpinned = Set(junctions.compactMap { j in j.element.flatMap { hairpinPartner(of: j) != nil && j.bridges >= pairingBridges ? $0 : nil } })
+        let hairpinned = Set(junctions.compactMap { j in j.element.flatMap { j.hairpinPartner(in: elements) != nil && j.bridges >= pairingBridges ? $0 : nil } })
         func endMeander() {
             if meander.count >= 3 { add("β-meander", meander) }
             meander = []
@@ -114,14 +114,14 @@ extension Builder {
                 endMeander()
             }
             if e >= 2, a.kind == .helix, b.kind == .strand, elements[e - 2].kind == .strand,
-               bridges(between: b.residues, and: elements[e - 2].residues, placed: chain.count, parallel: true) >= pairingBridges {
+               chain.bridges(between: b.residues, and: elements[e - 2].residues, placed: chain.count, parallel: true) >= pairingBridges {
                 add("β-α-β", [elements[e - 2], a, b], note: isRightHanded(elements[e - 2], a, b)
                     ? "a right-handed crossover, as nature almost always makes them"
                     : "a left-handed crossover: nature almost always makes them right-handed")
             }
             // A Greek key: three strands in a meander, and a fourth that comes back to pair with the first.
             if e >= 3, b.kind == .strand, a.kind == .strand, hairpinned.contains(e - 2), hairpinned.contains(e - 1), !hairpinned.contains(e),
-               bridges(between: b.residues, and: elements[e - 3].residues, placed: chain.count) >= pairingBridges {
+               chain.bridges(between: b.residues, and: elements[e - 3].residues, placed: chain.count) >= pairingBridges {
                 add("Greek key", Array(elements[(e - 3)...e]))
             }
         }

@@ -129,7 +129,7 @@ extension Builder {
                 // How firmly the strands pair: bridges of hydrogen bonds of at least 0.8 kcal/mol,
                 // beyond DSSP's 0.5, which other DSSP implementations (mkdssp, pydssp's softened
                 // bonds) then see as well.
-                found.append((torsions, bridges(between: second, and: first, placed: second.upperBound, energy: -0.8)))
+                found.append((torsions, chain.bridges(between: second, and: first, placed: second.upperBound, energy: -0.8)))
             }
         }
         for (k, r) in residues.enumerated() { (chain.phi[r], chain.psi[r]) = saved[k] }

@@ -87,7 +87,7 @@ private enum HydrogenLimit {
     }
 }
 
-extension Builder {
+extension SideChainPacker {
     /// Residue `r`'s hydrogens with the side chain `sideChain` (its atoms beyond CB).
     func hydrogens(of r: Int, sideChain: [SIMD3<Double>]) -> [PlacedHydrogen] {
         chain.hydrogens(of: r, heavy: chain.heavyAtoms(of: r, sideChain: sideChain))

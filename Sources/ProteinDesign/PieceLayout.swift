@@ -37,7 +37,7 @@ extension ProteinDesigner {
             var monomers: [String] = []
             var atoms = placed[p][...]
             for r in range {
-                let name = Builder.residueNames[spec.sequence[r]] ?? "UNK"
+                let name = PlacedBackbone.residueNames[spec.sequence[r]] ?? "UNK"
                 monomers.append(name)
                 let start = Int32(model.atoms.count)
                 while let atom = atoms.first, atom.residue == r - range.lowerBound {

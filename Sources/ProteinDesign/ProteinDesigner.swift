@@ -60,19 +60,21 @@ public enum ProteinDesigner {
     static func attempt(_ spec: DesignSpec, libraryIDs: Set<String>) -> Design {
         var builder = Builder(spec: spec)
         builder.run()
-        let sideChains = builder.packSideChains()
+        let backbone = builder.placed
+        let packer = backbone.packer
+        let sideChains = packer.packSideChains()
         // Hydrogens, when wanted, are weighed in a second packing, kept unless it leaves more
         // heavy-atom clashes than the first (on which the verdict is judged, so it stands).
         var shown = sideChains
         if spec.hydrogens {
-            let withHydrogens = builder.packSideChains(hydrogens: true)
-            shown = builder.clearHydrogens(withHydrogens.clashes <= sideChains.clashes ? withHydrogens : sideChains)
+            let withHydrogens = packer.packSideChains(hydrogens: true)
+            shown = packer.clearHydrogens(withHydrogens.clashes <= sideChains.clashes ? withHydrogens : sideChains)
         }
-        let structure = builder.makeStructure(sideChains: shown, hydrogens: spec.hydrogens)
+        let structure = backbone.makeStructure(sideChains: shown, hydrogens: spec.hydrogens)
         let secondary = structure.secondaryStructure(compute: true)
         var result = Design(spec: spec, structure: structure, verdict: Verdict(isValid: false, message: "", reasons: [], motifs: []),
                             secondaryStructure: secondary, pieceRanges: spec.pieceRanges)
-        result.verdict = builder.verdict(secondaryStructure: secondary, sideChains: sideChains, libraryIDs: libraryIDs)
+        result.verdict = backbone.verdict(secondaryStructure: secondary, sideChains: sideChains, libraryIDs: libraryIDs)
         result.structure.secondaryStructureRecords = records(from: secondary)
         return result
     }
@@ -121,6 +123,16 @@ struct Junction {
     var packed = true
     var paired = true
     var bridges = 0
+}
+
+extension Junction {
+    /// The strand this junction's strand pairs with as a β-hairpin: the strand just before, when the
+    /// coil between them is short enough to turn the chain back.
+    func hairpinPartner(in elements: [SecondaryElement]) -> SecondaryElement? {
+        guard let e = element, e > 0, elements[e].kind == .strand, elements[e - 1].kind == .strand,
+              coil.count <= hairpinCoilMaximum else { return nil }
+        return elements[e - 1]
+    }
 }
 
 private let contactDistance = 7.5       // Å between Cβ (Cα of glycine) of two pieces
@@ -187,14 +199,6 @@ struct Builder {
         for j in junctions.indices { place(junction: j) }
     }
 
-    /// The strand a junction's strand pairs with as a β-hairpin: the strand just before, when the
-    /// coil between them is short enough to turn the chain back.
-    func hairpinPartner(of junction: Junction) -> SecondaryElement? {
-        guard let e = junction.element, e > 0, elements[e].kind == .strand, elements[e - 1].kind == .strand,
-              junction.coil.count <= hairpinCoilMaximum else { return nil }
-        return elements[e - 1]
-    }
-
     // MARK: The search
 
     struct Score: Comparable {
@@ -226,7 +230,7 @@ struct Builder {
         let earlierCount = elements[..<(junction.element ?? elements.count)].reduce(0) { $0 + $1.residues.count }
         let contactsNeeded = element.map { max(1, min(2, $0.residues.count), min($0.residues.count, earlierCount) / 4) } ?? 0
         // Two strands joined by a short coil should pair, as a β-hairpin.
-        let hairpinPartner = hairpinPartner(of: junction)
+        let hairpinPartner = junction.hairpinPartner(in: elements)
         // A hairpin's turn also bends the first strand's last residue, as in real hairpins: it is
         // taken back out of the grids and placed again with the coil.
         let turnsFirstStrand = hairpinPartner != nil && !junction.coil.isEmpty
@@ -257,9 +261,9 @@ struct Builder {
             let contacts = needsContacts ? builder.contacts(of: element!.residues) : 0
             var bonds = 0, misalignment = 0.0, bridges = 0
             if let pairingNew, let pairingPartner {
-                bonds = builder.hydrogenBonds(between: pairingNew, and: Array(pairingPartner))
-                misalignment = builder.misalignment(of: pairingNew, beside: pairingPartner)
-                bridges = builder.bridges(between: pairingNew, and: pairingPartner, placed: hi)
+                bonds = builder.chain.hydrogenBonds(between: pairingNew, and: Array(pairingPartner))
+                misalignment = builder.chain.misalignment(of: pairingNew, beside: pairingPartner)
+                bridges = builder.chain.bridges(between: pairingNew, and: pairingPartner, placed: hi)
             }
             return (Score(clashes: clashes, overlap: overlap, hydrogenBonds: bonds, contacts: min(contacts, contactsNeeded),
                           misalignment: misalignment, bridges: bridges), partner)

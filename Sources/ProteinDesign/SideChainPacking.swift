@@ -89,7 +89,14 @@ private let passes = 4
 /// designs does not see, kept well away from bonded distances: only absurd overlaps count.
 private let neighbourLimit = 2.7
 
-extension Builder {
+/// Packs side chains on a placed backbone: rotamers chosen residue by residue against the backbone
+/// (`clashGrid`) and the side chains already placed, hydrogens weighed when asked.
+struct SideChainPacker {
+    let chain: BackboneChain
+    let clashGrid: AtomGrid
+}
+
+extension SideChainPacker {
     /// Puts a side chain on every residue from the rotamer library, avoiding clashes: each residue
     /// in turn takes its most common rotamer that clashes with nothing placed (backbone, CB and the
     /// side chains before it), else the one that overlaps least; residues left clashing are

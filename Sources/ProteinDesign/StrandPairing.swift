@@ -2,8 +2,8 @@ import Foundation
 import Geometry
 import Molecule
 
-/// How well two strands pair: the measures the search scores and the verdict reports.
-extension Builder {
+/// How well two strands of a chain pair: the measures the search scores and the verdict reports.
+extension BackboneChain {
     /// Σ over the new strand's residues of (distance to the nearest partner Cα − 4.8 Å)², each
     /// capped at 25: zero when the strands lie side by side at pairing distance. It guides the
     /// search towards a hairpin before any hydrogen bond has formed.
@@ -11,7 +11,7 @@ extension Builder {
         var sum = 0.0
         for j in new {
             var nearest = Double.infinity
-            for i in partner { nearest = min(nearest, length(chain.ca[j] - chain.ca[i])) }
+            for i in partner { nearest = min(nearest, length(ca[j] - ca[i])) }
             sum += min((nearest - 4.8) * (nearest - 4.8), 25)
         }
         return sum
@@ -59,11 +59,11 @@ extension Builder {
     /// The bond must hold wherever the amide H is put: DSSP's place (opposite the previous C=O)
     /// and the bisector of C–N–CA that pydssp and others use, so independent DSSPs agree.
     func isHydrogenBonded(donor d: Int, acceptor a: Int, withinCA: Double, energy: Double = -0.5) -> Bool {
-        guard d > 0, chain.sequence[d] != "P", length(chain.ca[d] - chain.ca[a]) < withinCA else { return false }
+        guard d > 0, sequence[d] != "P", length(ca[d] - ca[a]) < withinCA else { return false }
         func f(_ v: SIMD3<Double>) -> SIMD3<Float> { SIMD3<Float>(Float(v.x), Float(v.y), Float(v.z)) }
-        let n = f(chain.n[d]), c = f(chain.c[a]), o = f(chain.o[a])
-        let h = DSSP.amideHydrogen(n: n, previousC: f(chain.c[d - 1]), previousO: f(chain.o[d - 1]))
-        guard DSSP.hydrogenBondEnergy(n: n, h: h, c: c, o: o) < Float(energy) else { return false }
-        return DSSP.hydrogenBondEnergy(n: n, h: f(chain.amideHydrogen(d)), c: c, o: o) < Float(energy)
+        let donorN = f(n[d]), acceptorC = f(c[a]), acceptorO = f(o[a])
+        let h = DSSP.amideHydrogen(n: donorN, previousC: f(c[d - 1]), previousO: f(o[d - 1]))
+        guard DSSP.hydrogenBondEnergy(n: donorN, h: h, c: acceptorC, o: acceptorO) < Float(energy) else { return false }
+        return DSSP.hydrogenBondEnergy(n: donorN, h: f(amideHydrogen(d)), c: acceptorC, o: acceptorO) < Float(energy)
     }
 }

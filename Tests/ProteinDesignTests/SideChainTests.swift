@@ -141,7 +141,7 @@ struct MotifTests {
             for (k, r) in first.residues.enumerated() { builder.chain.ca[r] = SIMD3(3.3 * Double(k), 0, 0) }
             for (k, r) in second.residues.enumerated() { builder.chain.ca[r] = SIMD3(3.3 * Double(k), side, 0) }
             for (k, r) in helix.residues.enumerated() { builder.chain.ca[r] = SIMD3(18 - 1.5 * Double(k), side / 2, 10) }
-            #expect(builder.isRightHanded(first, helix, second) == (side < 0))
+            #expect(builder.placed.isRightHanded(first, helix, second) == (side < 0))
         }
     }
 }

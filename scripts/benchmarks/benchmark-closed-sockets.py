@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Memory a closed live socket leaves behind: `proteinar serve` under heaptrack (Debian's heaptrack),
 N sockets opened one after another to a public room (a guest key each, so each joins as a
-participant) and closed after its welcome; 15 s later the server stops and heaptrack says what was
+participant) and closed after its welcome; 30 s later (the closed sockets' timers run out) the server stops and heaptrack says what was
 never freed. Run for 300 and 1,300 sockets; the difference over 1,000 is the cost of one closed
 socket (what the process keeps at exit whatever the count cancels out).
 
     scripts/benchmarks/benchmark-closed-sockets.py BINARY [BINARY…]
 
 Prints, per binary: bytes never freed after 300 and 1,300 sockets, and per closed socket."""
-import base64, json, os, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.request
+import base64, json, os, re, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.request
 
 
 def run(binary, n, out):
@@ -59,14 +59,14 @@ def run(binary, n, out):
         except OSError:
             pass
         s.close()
-    time.sleep(15)  # the closed sockets' timers (presence, pings) run out
+    time.sleep(30)  # the closed sockets' timers (the close handshake's 15 s, presence) run out
     os.killpg(proc.pid, signal.SIGINT)
     proc.wait(timeout=300)
     shutil.rmtree(data, ignore_errors=True)
     text = subprocess.run(["heaptrack_print", "-f", out + ".zst"], capture_output=True, text=True).stdout
     line = next(l for l in text.splitlines() if l.startswith("total memory leaked:"))
-    value = line.split(":")[1].strip()
-    return float(value[:-2 if value[-2] in "KMG" else -1]) * {"K": 1e3, "M": 1e6, "G": 1e9}.get(value[-2], 1)
+    number, unit = re.fullmatch(r"([\d.]+)([KMG]?)B?", line.split(":")[1].strip()).groups()
+    return float(number) * {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}[unit]
 
 
 if not shutil.which("heaptrack"):
