@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "MoleculeMesh", targets: ["MoleculeMesh"]),
         .library(name: "Storage", targets: ["Storage"]),
         .library(name: "Accounts", targets: ["Accounts"]),
+        .library(name: "LiveRooms", targets: ["LiveRooms"]),
         .library(name: "PDBArchive", targets: ["PDBArchive"]),
         .library(name: "ProteinDesign", targets: ["ProteinDesign"]),
         .library(name: "SketchRooms", targets: ["SketchRooms"]),
@@ -132,6 +133,20 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The live room service: who is in a room and where they look (across servers), rooms as
+        // the API shows them, settings changes fed to live sockets, the relay of other servers'
+        // operations, compressed snapshots for late joiners. No HTTP: the server's LiveRoomSocket
+        // puts it on the wire.
+        .target(
+            name: "LiveRooms",
+            dependencies: [
+                "MoleculeLibrary", "RoomHost", "SketchRooms", "Storage",
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The web app (plain ES modules, no build step), served by the server.
         .target(name: "WebApp", path: "Web", resources: [.copy("index.html"), .copy("app.css"), .copy("js"), .copy("sw.js"),
                                                          .copy("manifest.webmanifest"), .copy("icons")]),
@@ -140,7 +155,7 @@ let package = Package(
         .target(
             name: "ProteinARServer",
             dependencies: [
-                "Accounts", "Storage", "Molecule", "MoleculeLibrary", "MoleculeMesh", "PDBArchive", "ProteinDesign", "RoomHost", "RoomModels",
+                "Accounts", "LiveRooms", "Storage", "Molecule", "MoleculeLibrary", "MoleculeMesh", "PDBArchive", "ProteinDesign", "RoomHost", "RoomModels",
                 "SceneExport", "SketchRooms", "TextOutput", "WebApp",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CompressNIO", package: "compress-nio"),
@@ -222,7 +237,7 @@ let package = Package(
         .testTarget(
             name: "ProteinARServerTests",
             dependencies: [
-                "Storage", "MoleculeLibrary", "PDBArchive", "ProteinARServer", "RoomModels", "SceneExport", "SketchRooms", "TestArchive",
+                "LiveRooms", "Storage", "MoleculeLibrary", "PDBArchive", "ProteinARServer", "RoomModels", "SceneExport", "SketchRooms", "TestArchive",
                 "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CompressNIO", package: "compress-nio"),

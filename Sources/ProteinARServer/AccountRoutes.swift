@@ -2,6 +2,7 @@ import Accounts
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LiveRooms
 import SketchRooms
 import Storage
 

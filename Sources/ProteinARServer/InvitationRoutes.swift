@@ -1,6 +1,7 @@
 import Accounts
 import Foundation
 import Hummingbird
+import LiveRooms
 import RoomHost
 import SketchRooms
 import Storage

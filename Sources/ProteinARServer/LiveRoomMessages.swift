@@ -1,7 +1,8 @@
 import Foundation
-import Storage
+import LiveRooms
 import RoomHost
 import SketchRooms
+import Storage
 
 /// The live socket's messages, as docs/rooms-protocol.md describes them: what a client sends
 /// (`Incoming`) and what the server answers and broadcasts.

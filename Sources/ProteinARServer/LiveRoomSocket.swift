@@ -1,8 +1,9 @@
 import Accounts
 import Foundation
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import HummingbirdWebSocket
+import LiveRooms
 import NIOCore
 import RoomHost
 import SketchRooms

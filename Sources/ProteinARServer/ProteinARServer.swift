@@ -5,6 +5,7 @@ import HummingbirdCore
 import HummingbirdTLS
 import HummingbirdWSCompression
 import HummingbirdWebSocket
+import LiveRooms
 import Logging
 import Metrics
 import MoleculeLibrary

@@ -1,6 +1,7 @@
 import Accounts
 import Foundation
 import Hummingbird
+import LiveRooms
 import MoleculeLibrary
 import NIOCore
 import RoomHost

@@ -1,6 +1,7 @@
 import CompressNIO
 import Foundation
 import NIOCore
+@testable import LiveRooms
 @testable import ProteinARServer
 import SketchRooms
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import Storage
+@testable import LiveRooms
 @testable import ProteinARServer
 import Testing
 import TestSupport

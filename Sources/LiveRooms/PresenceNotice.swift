@@ -4,30 +4,30 @@ import Storage
 /// What one server tells the others about its people in one room (`RoomPresence`): peers that
 /// joined, moved or are still there, connections that left, and how many anonymous watchers it
 /// has. Small enough for one PostgreSQL notice; a room with many people takes several.
-struct PresenceNotice: Codable, Sendable, Equatable {
-    var server: String
-    var room: String
-    var peers: [RoomPresence.Peer]
-    var left: [String]
-    var watchers: Int
+public struct PresenceNotice: Codable, Sendable, Equatable {
+    public var server: String
+    public var room: String
+    public var peers: [RoomPresence.Peer]
+    public var left: [String]
+    public var watchers: Int
 
     /// Limits on what another server may send: beyond them the notice is ignored as malformed.
-    static let longestText = 300
-    static let mostEntries = 500
+    public static let longestText = 300
+    public static let mostEntries = 500
 
-    init(server: String, room: String, peers: [RoomPresence.Peer], left: [String], watchers: Int) {
+    public init(server: String, room: String, peers: [RoomPresence.Peer], left: [String], watchers: Int) {
         self.server = server; self.room = room; self.peers = peers; self.left = left; self.watchers = watchers
     }
 
     /// Reads another server's notice; nil when it is not one, or holds what no server sends
     /// (overlong text, invalid views, a negative count).
-    init?(payload: String) {
+    public init?(payload: String) {
         guard payload.utf8.count <= RoomNotice.maximumPayloadBytes,
               let notice = try? JSONDecoder().decode(PresenceNotice.self, from: Data(payload.utf8)), notice.isWellFormed else { return nil }
         self = notice
     }
 
-    var isWellFormed: Bool {
+    public var isWellFormed: Bool {
         func fits(_ text: String, _ most: Int = Self.longestText) -> Bool { !text.isEmpty && text.utf8.count <= most }
         return fits(server, 64) && fits(room, 128) && (0...1_000_000).contains(watchers)
             && peers.count <= Self.mostEntries && left.count <= Self.mostEntries
@@ -40,7 +40,7 @@ struct PresenceNotice: Codable, Sendable, Equatable {
     /// The notices that carry these changes, each within `RoomNotice.maximumPayloadBytes`: peers
     /// and leaves are split over as many as needed; each says the watchers. At least one (an
     /// empty one still says the server is there and how many watch).
-    static func payloads(server: String, room: String, peers: [RoomPresence.Peer], left: [String], watchers: Int) -> [String] {
+    public static func payloads(server: String, room: String, peers: [RoomPresence.Peer], left: [String], watchers: Int) -> [String] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         func text(_ notice: PresenceNotice) -> String? { (try? encoder.encode(notice)).map { String(decoding: $0, as: UTF8.self) } }

@@ -6,12 +6,16 @@ import ServiceLifecycle
 /// room's settings, and who is in each room (presence). A service of the application, so it
 /// starts and stops with it. Settings changed here are told to this server's connections on any
 /// store; with a store that only one server uses (SQLite) nothing else runs.
-struct RoomRelay: Service {
-    let host: RoomHost
-    let presence: RoomPresence
-    let settings: RoomSettingsFeed
+public struct RoomRelay: Service {
+    public let host: RoomHost
+    public let presence: RoomPresence
+    public let settings: RoomSettingsFeed
 
-    func run() async throws {
+    public init(host: RoomHost, presence: RoomPresence, settings: RoomSettingsFeed) {
+        self.host = host; self.presence = presence; self.settings = settings
+    }
+
+    public func run() async throws {
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await host.watchOtherServers() }

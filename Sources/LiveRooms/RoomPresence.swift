@@ -14,33 +14,36 @@ import Storage
 /// re-announces them every `heartbeat`; the others list those peers beside their own
 /// (`receive`). A peer not announced for `remoteLifetime` is gone (its server died or lost the
 /// database): `tick` drops it, and the clients are told it left.
-actor RoomPresence {
-    struct View: Codable, Sendable, Equatable {
-        var position: [Double]
-        var target: [Double]
-        var isValid: Bool {
+public actor RoomPresence {
+    public struct View: Codable, Sendable, Equatable {
+        public var position: [Double]
+        public var target: [Double]
+        public var isValid: Bool {
             position.count == 3 && target.count == 3 && (position + target).allSatisfy { $0.isFinite && abs($0) <= 10_000 }
         }
     }
 
-    struct Peer: Codable, Sendable, Equatable {
-        var connection: String
-        var id: String
-        var name: String
-        var role: String
-        var view: View?
+    public struct Peer: Codable, Sendable, Equatable {
+        public var connection: String
+        public var id: String
+        public var name: String
+        public var role: String
+        public var view: View?
+        public init(connection: String, id: String, name: String, role: String, view: View? = nil) {
+            self.connection = connection; self.id = id; self.name = name; self.role = role; self.view = view
+        }
     }
 
     /// The least time between two presence messages of a room (so at most 10 a second, to clients
     /// and to other servers): a change after a quiet moment goes out at once, later ones gather
     /// until this much has passed since the last message.
-    static let gather: Duration = .milliseconds(100)
+    public static let gather: Duration = .milliseconds(100)
     /// How often a server re-announces its people to the others.
-    static let heartbeat: Duration = .seconds(1)
+    public static let heartbeat: Duration = .seconds(1)
     /// A peer of another server not announced for this long has left (three heartbeats missed).
-    static let remoteLifetime: Duration = .milliseconds(3_500)
+    public static let remoteLifetime: Duration = .milliseconds(3_500)
     /// The store's notice channel for presence between servers.
-    static let channel = "proteinar_room_presence"
+    public static let channel = "proteinar_room_presence"
 
     private struct Member {
         var peer: Peer
@@ -83,12 +86,12 @@ actor RoomPresence {
 
     private var rooms: [String: Room] = [:]
     /// This server among those on the store: its own notices come back to it and are skipped.
-    nonisolated let server = RandomToken.hex(bytes: 6)
+    public nonisolated let server = RandomToken.hex(bytes: 6)
     /// Notices for the other servers, in order (`RoomRelay` sends them); nil with one server.
-    nonisolated let notices: AsyncStream<String>?
+    public nonisolated let notices: AsyncStream<String>?
     private let outgoing: AsyncStream<String>.Continuation?
 
-    init(sharedByServers: Bool = false) {
+    public init(sharedByServers: Bool = false) {
         if sharedByServers {
             // A slow database drops the oldest notices first; the next heartbeat says it all again.
             let (stream, input) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(1_000))
@@ -101,7 +104,7 @@ actor RoomPresence {
     }
 
     /// Joins and returns the stream of presence messages for this connection (the full list at once).
-    func join(_ room: String, _ peer: Peer) -> AsyncStream<String> {
+    public func join(_ room: String, _ peer: Peer) -> AsyncStream<String> {
         let (stream, channel) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingOldest(32))
         rooms[room, default: Room()].members[peer.connection] = Member(peer: peer, channel: channel)
         rooms[room]?.joined.append(peer.connection)
@@ -112,19 +115,19 @@ actor RoomPresence {
     }
 
     /// Counts an anonymous watcher in.
-    func watch(_ room: String) {
+    public func watch(_ room: String) {
         rooms[room, default: Room()].watchers += 1
         rooms[room]?.changedHere = true
         schedule(room)
     }
 
-    func unwatch(_ room: String) {
+    public func unwatch(_ room: String) {
         rooms[room]?.watchers -= 1
         rooms[room]?.changedHere = true
         settle(room)
     }
 
-    func update(_ room: String, connection: String, view: View) {
+    public func update(_ room: String, connection: String, view: View) {
         guard rooms[room]?.members[connection] != nil else { return }
         rooms[room]?.members[connection]?.peer.view = view
         rooms[room]?.moved.insert(connection)
@@ -132,7 +135,7 @@ actor RoomPresence {
         schedule(room)
     }
 
-    func leave(_ room: String, connection: String) {
+    public func leave(_ room: String, connection: String) {
         guard let member = rooms[room]?.members.removeValue(forKey: connection) else { return }
         member.channel.finish()
         rooms[room]?.left.append(connection)
@@ -224,7 +227,7 @@ actor RoomPresence {
 
     /// Another server's notice: its peers in one room (new, moved, or still there) and who left.
     /// Malformed notices and this server's own are ignored.
-    func receive(_ payload: String) {
+    public func receive(_ payload: String) {
         guard let notice = PresenceNotice(payload: payload), notice.server != server else { return }
         let now = ContinuousClock.now
         var state = rooms[notice.room] ?? Room()
@@ -248,7 +251,7 @@ actor RoomPresence {
 
     /// Every `heartbeat`: drops other servers' peers (and watchers) that were not announced for
     /// `remoteLifetime`, and announces this server's people in each room again.
-    func tick() {
+    public func tick() {
         let now = ContinuousClock.now
         for (room, var state) in rooms {
             var changed = false
@@ -281,35 +284,5 @@ actor RoomPresence {
         }
         rooms[room] = state
         if changed, !state.members.isEmpty { schedule(room) }
-    }
-}
-
-/// Live sockets per room and per client address, so that one client cannot hold thousands of
-/// sockets, nor one room take every socket of the server.
-final class SocketCounter: Sendable {
-    let perRoom: Int
-    let perAddress: Int
-    private let counts = NIOLockedValueBox((rooms: [String: Int](), addresses: [String: Int]()))
-
-    init(limits: ServerLimits) { perRoom = limits.socketsPerRoom; perAddress = limits.socketsPerAddress }
-
-    /// Counts the socket in, or gives the refusal's code and message.
-    func admit(room: String, address: String) -> (code: String, message: String)? {
-        counts.withLockedValue { c in
-            if c.rooms[room, default: 0] >= perRoom { return ("room-full", "this room has \(perRoom) people connected, the most it takes") }
-            if c.addresses[address, default: 0] >= perAddress {
-                return ("too-many-sockets", "your address has \(perAddress) live rooms open, the most it may")
-            }
-            c.rooms[room, default: 0] += 1
-            c.addresses[address, default: 0] += 1
-            return nil
-        }
-    }
-
-    func release(room: String, address: String) {
-        counts.withLockedValue { c in
-            c.rooms[room] = c.rooms[room].flatMap { $0 > 1 ? $0 - 1 : nil }
-            c.addresses[address] = c.addresses[address].flatMap { $0 > 1 ? $0 - 1 : nil }
-        }
     }
 }

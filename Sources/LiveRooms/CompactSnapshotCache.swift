@@ -11,14 +11,14 @@ import SketchRooms
 /// drawn in is not compressed again for every joiner. At most `limitBytes` in all (other rooms'
 /// entries go first); a room's forms are replaced by newer ones. Joiners arriving at once while
 /// none is kept share one compression (one per room and sequence, `SharedWork`).
-final class CompactSnapshotCache: Sendable {
+public final class CompactSnapshotCache: Sendable {
     /// A compact snapshot compressed once (raw DEFLATE, RFC 1951: what the browser's
     /// `DecompressionStream('deflate-raw')` reads), sent as a binary frame.
-    struct Deflated: Sendable {
-        var sequence: UInt64
-        var bytes: ByteBuffer
+    public struct Deflated: Sendable {
+        public var sequence: UInt64
+        public var bytes: ByteBuffer
         /// The length of the text it holds.
-        var textBytes: Int
+        public var textBytes: Int
     }
 
     /// A room's two forms, each of its own sequence: a joiner asking for the text must not take
@@ -29,16 +29,16 @@ final class CompactSnapshotCache: Sendable {
         var bytes: Int { (text?.text.utf8.count ?? 0) + (deflated?.bytes.readableBytes ?? 0) }
     }
 
-    let limitBytes: Int
+    public let limitBytes: Int
     private let entries = NIOLockedValueBox([String: Entry]())
     /// Compressions under way, by room and sequence: joiners at once wait for the one.
     private let compressing = SharedWork<Deflated>()
     private let compressionCount = NIOLockedValueBox(0)
 
-    init(limitBytes: Int = 32 << 20) { self.limitBytes = limitBytes }
+    public init(limitBytes: Int = 32 << 20) { self.limitBytes = limitBytes }
 
     /// The room's compact snapshot at the state's sequence, written now or kept from before.
-    func text(for room: String, _ state: RoomState) throws -> String {
+    public func text(for room: String, _ state: RoomState) throws -> String {
         if let kept = entries.withLockedValue({ $0[room]?.text }), kept.sequence == state.sequence { return kept.text }
         let text = try CompactSnapshot.text(state)
         keep(room) { entry in
@@ -48,13 +48,13 @@ final class CompactSnapshotCache: Sendable {
     }
 
     /// The deflated snapshot kept for the room, whatever its sequence.
-    func keptDeflated(for room: String) -> Deflated? {
+    public func keptDeflated(for room: String) -> Deflated? {
         entries.withLockedValue { $0[room]?.deflated }
     }
 
     /// The room's compact snapshot at the state's sequence, deflated now (once, however many ask
     /// at the same time) or kept from before.
-    func deflated(for room: String, _ state: RoomState) async throws -> Deflated {
+    public func deflated(for room: String, _ state: RoomState) async throws -> Deflated {
         if let deflated = entries.withLockedValue({ $0[room]?.deflated }), deflated.sequence == state.sequence { return deflated }
         return try await compressing.run("\(room)\u{0}\(state.sequence)") { [self] in try compress(room, state) }
     }
@@ -74,7 +74,7 @@ final class CompactSnapshotCache: Sendable {
     }
 
     /// How many snapshots were compressed (for tests).
-    var compressions: Int { compressionCount.withLockedValue { $0 } }
+    public var compressions: Int { compressionCount.withLockedValue { $0 } }
 
     /// Changes the room's entry; past `limitBytes` in all, other rooms' entries go (this one stays).
     private func keep(_ room: String, _ change: (inout Entry) -> Void) {
@@ -91,5 +91,5 @@ final class CompactSnapshotCache: Sendable {
     }
 
     /// The bytes kept in all (for tests).
-    var keptBytes: Int { entries.withLockedValue { $0.values.reduce(0) { $0 + $1.bytes } } }
+    public var keptBytes: Int { entries.withLockedValue { $0.values.reduce(0) { $0 + $1.bytes } } }
 }

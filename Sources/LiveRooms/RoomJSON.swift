@@ -2,54 +2,24 @@ import Foundation
 import Storage
 import SketchRooms
 
-/// An account as the API shows it (never its password hash).
-struct AccountJSON: Codable, Sendable {
-    var id: String
-    var email: String
-    var name: String
-    /// `admin` (may delete any molecule) or `member`.
-    var role: String
-    init(_ a: StoredAccount) { id = a.id; email = a.email; name = a.name; role = a.isAdmin ? "admin" : "member" }
-}
-
-struct SessionJSON: Encodable, Sendable {
-    var account: AccountJSON?
-    var csrf: String?
-    var token: String?
-
-    /// Signed out reads as `{"account": null, "csrf": null}`, not `{}`.
-    func encode(to encoder: any Encoder) throws {
-        enum K: String, CodingKey { case account, csrf, token }
-        var c = encoder.container(keyedBy: K.self)
-        try c.encode(account, forKey: .account)
-        try c.encode(csrf, forKey: .csrf)
-        try c.encodeIfPresent(token, forKey: .token)
-    }
-}
-
-struct ProfileJSON: Encodable, Sendable {
-    var account: AccountJSON
-    var rooms: [RoomJSON]
-}
-
 /// A room as the API shows it to one person: its settings and that person's part in it.
-struct RoomJSON: Encodable, Sendable {
-    var id: String
-    var name: String
-    var ownerID: String
-    var ownerName: String?
-    var isPublic: Bool
-    var guestsMayDraw: Bool
-    var members: [String]
-    var location: GeoLocation?
-    var role: String?
-    var mayDraw: Bool
-    var createdAt: Date?
+public struct RoomJSON: Encodable, Sendable {
+    public var id: String
+    public var name: String
+    public var ownerID: String
+    public var ownerName: String?
+    public var isPublic: Bool
+    public var guestsMayDraw: Bool
+    public var members: [String]
+    public var location: GeoLocation?
+    public var role: String?
+    public var mayDraw: Bool
+    public var createdAt: Date?
     /// Known when the room's content was read (a room's own page), not in lists.
-    var molecule: MoleculePlacement?
-    var sequence: UInt64?
+    public var molecule: MoleculePlacement?
+    public var sequence: UInt64?
 
-    init(_ s: RoomSettings, for actor: Participant?, names: [String: String], createdAt: Date? = nil, state: RoomState? = nil) {
+    public init(_ s: RoomSettings, for actor: Participant?, names: [String: String], createdAt: Date? = nil, state: RoomState? = nil) {
         id = s.id; name = s.name; ownerID = s.ownerID; ownerName = names[s.ownerID]; isPublic = s.isPublic
         guestsMayDraw = s.guestsMayDraw; members = s.members.sorted(); location = s.location
         role = actor.flatMap { s.role(of: $0)?.rawValue }
@@ -61,7 +31,7 @@ struct RoomJSON: Encodable, Sendable {
 
     /// Unknown owner names, roles and locations are null; molecule and sequence are there only when
     /// the room's content was read.
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         enum K: String, CodingKey { case id, name, ownerID, ownerName, isPublic, guestsMayDraw, members, location, role, mayDraw, createdAt, molecule, sequence }
         var c = encoder.container(keyedBy: K.self)
         try c.encode(id, forKey: .id); try c.encode(name, forKey: .name); try c.encode(ownerID, forKey: .ownerID)
@@ -77,12 +47,14 @@ struct RoomJSON: Encodable, Sendable {
 
 /// Rooms as lists and profiles show them: their settings from the room log's store, their
 /// owners' names from the account store.
-struct RoomSummaries: Sendable {
-    let rooms: any RoomLogStore
-    let accounts: any AccountStore
+public struct RoomSummaries: Sendable {
+    public let rooms: any RoomLogStore
+    public let accounts: any AccountStore
+
+    public init(rooms: any RoomLogStore, accounts: any AccountStore) { self.rooms = rooms; self.accounts = accounts }
 
     /// The settings and creation dates of the stored rooms that `keep` accepts, newest first.
-    func settings(where keep: (RoomSettings) -> Bool) async throws -> [(RoomSettings, Date)] {
+    public func settings(where keep: (RoomSettings) -> Bool) async throws -> [(RoomSettings, Date)] {
         let decoder = JSONDecoder()
         return Array(try await rooms.rooms().compactMap { stored in
             (try? decoder.decode(RoomSettings.self, from: Data(stored.settingsJSON.utf8))).map { ($0, stored.createdAt) }
@@ -90,14 +62,14 @@ struct RoomSummaries: Sendable {
     }
 
     /// One stored room's settings, read from the store without loading the room; nil when there is none.
-    func settings(id: String) async throws -> RoomSettings? {
+    public func settings(id: String) async throws -> RoomSettings? {
         guard let stored = try await rooms.room(id: id) else { return nil }
         return try? JSONDecoder().decode(RoomSettings.self, from: Data(stored.settingsJSON.utf8))
     }
 
     /// A page of the stored rooms that `keep` accepts, newest first, as `actor` sees them, and how
     /// many there are in all; owners' names are looked up for the page only.
-    func list(for actor: Participant?, offset: Int = 0, limit: Int = .max,
+    public func list(for actor: Participant?, offset: Int = 0, limit: Int = .max,
               where keep: (RoomSettings) -> Bool) async throws -> (rooms: [RoomJSON], total: Int) {
         let all = try await settings(where: keep)
         let page = Array(all.dropFirst(offset).prefix(limit))
@@ -106,14 +78,14 @@ struct RoomSummaries: Sendable {
     }
 
     /// One room as `actor` sees it.
-    func summary(_ settings: RoomSettings, for actor: Participant?, state: RoomState? = nil) async -> RoomJSON {
+    public func summary(_ settings: RoomSettings, for actor: Participant?, state: RoomState? = nil) async -> RoomJSON {
         let names = await ownerNames([settings])
         let created = try? await rooms.room(id: settings.id)?.createdAt
         return RoomJSON(settings, for: actor, names: names, createdAt: created, state: state)
     }
 
     /// Names of the rooms' owners, one lookup per owner.
-    func ownerNames(_ settings: [RoomSettings]) async -> [String: String] {
+    public func ownerNames(_ settings: [RoomSettings]) async -> [String: String] {
         var names: [String: String] = [:]
         for owner in Set(settings.map(\.ownerID)) where names[owner] == nil {
             names[owner] = try? await accounts.account(id: owner)?.name
@@ -123,8 +95,8 @@ struct RoomSummaries: Sendable {
 }
 
 /// Decoding errors in words for the sender: which field, what was wrong.
-enum RoomJSONErrors {
-    static func describe(_ error: any Error) -> String {
+public enum RoomJSONErrors {
+    public static func describe(_ error: any Error) -> String {
         switch error {
         case DecodingError.keyNotFound(let key, let context):
             return "missing field '\(path(context.codingPath + [key]))'"
