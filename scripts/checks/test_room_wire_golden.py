@@ -40,6 +40,21 @@ def test_stored_operations_replay_to_the_room():
     assert list(strokes.values()) == client["strokes"]
 
 
+def test_live_messages_carry_the_codec_forms():
+    def message(name):
+        return json.loads(golden(f"message-{name}.json"))
+    client = json.loads(golden("client-snapshot.json"))
+    welcome = message("welcome")
+    assert welcome["type"] == "welcome" and welcome["snapshot"] == client and welcome["sequence"] == client["sequence"]
+    deflated = message("welcome-deflated")
+    assert deflated["snapshot"] is None and deflated["snapshotFrame"]["format"] == "compact-1"
+    first = json.loads(golden("stored-operations.jsonl").splitlines()[0])
+    op = message("op")
+    assert op.pop("type") == "op" and op == first
+    assert message("ack") == {"type": "ack", "clientOpID": first["clientOpID"], "sequence": first["sequence"], "duplicate": False}
+    assert message("error")["code"] == "forbidden" and message("room-settings")["you"]["role"] == "guest"
+
+
 def test_web_app_reader_agrees():
     result = subprocess.run(["node", os.path.join(ROOT, "scripts", "checks", "rooms", "wire-golden.mjs")],
                             capture_output=True, text=True, timeout=60)

@@ -23,4 +23,17 @@ check('the stored snapshot holds the client snapshot\'s room',
   isDeepStrictEqual({ sequence: stored.sequence, strokes: stored.strokes, notes: stored.notes, molecule: stored.molecule }, client));
 const operations = golden('stored-operations.jsonl').trim().split('\n').map((line) => JSON.parse(line));
 check('the stored operations are numbered 1… in order', operations.every((op, i) => op.sequence === i + 1 && op.operation?.type));
+const message = (name) => JSON.parse(golden(`message-${name}.json`));
+const welcome = message('welcome');
+check('the welcome carries the client snapshot as it is', welcome.type === 'welcome' && isDeepStrictEqual(welcome.snapshot, client)
+  && welcome.sequence === client.sequence && welcome.you?.mayDraw === true && welcome.room?.id);
+const deflated = message('welcome-deflated');
+check('a welcome that announces a deflated snapshot has none in it, and says its frame', deflated.snapshot === null
+  && deflated.snapshotFrame?.format === 'compact-1' && deflated.snapshotFrame?.encoding === 'deflate-raw');
+const op = message('op');
+check('an op message is the stored operation with its type', op.type === 'op'
+  && isDeepStrictEqual({ ...op, type: undefined }, { ...operations[0], type: undefined }));
+check('ack, error and room-settings messages have the fields room-sync.js reads',
+  message('ack').type === 'ack' && typeof message('ack').sequence === 'number' && message('error').code === 'forbidden'
+  && message('room-settings').type === 'room-settings' && message('room-settings').you?.role === 'guest');
 process.exit(failed ? 1 : 0);
