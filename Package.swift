@@ -13,7 +13,7 @@ let package = Package(
         .library(name: "LiveRooms", targets: ["LiveRooms"]),
         .library(name: "PDBArchive", targets: ["PDBArchive"]),
         .library(name: "ProteinDesign", targets: ["ProteinDesign"]),
-        .library(name: "SketchRooms", targets: ["SketchRooms"]),
+        .library(name: "Rooms", targets: ["Rooms"]),
         .library(name: "RoomHost", targets: ["RoomHost"]),
         .library(name: "RoomModels", targets: ["RoomModels"]),
         .library(name: "Geometry", targets: ["Geometry"]),
@@ -68,9 +68,9 @@ let package = Package(
         // The builder: helix, strand and coil pieces into a polypeptide with ideal geometry, and a verdict.
         .target(name: "ProteinDesign", dependencies: ["Geometry", "Molecule"]),
         // Shared sketch rooms: rooms, permissions and the operation log, with no I/O.
-        .target(name: "SketchRooms", dependencies: ["TextOutput"]),
+        .target(name: "Rooms", dependencies: ["TextOutput"]),
         // Rooms hosted on a room-log store: durable before acknowledged, live to subscribers.
-        .target(name: "RoomHost", dependencies: ["SketchRooms", "Storage", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "RoomHost", dependencies: ["Rooms", "Storage", .product(name: "Logging", package: "swift-log")]),
         // CPU rendering of triangle scenes to PNG pictures (previews, thumbnails).
         .target(
             name: "SceneRender",
@@ -97,7 +97,7 @@ let package = Package(
         .target(
             name: "Accounts",
             dependencies: [
-                "SketchRooms", "Storage",
+                "Rooms", "Storage",
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -129,7 +129,7 @@ let package = Package(
         .target(
             name: "RoomModels",
             dependencies: [
-                "Geometry", "Storage", "MoleculeLibrary", "MoleculeMesh", "SceneExport", "SketchRooms",
+                "Geometry", "Storage", "MoleculeLibrary", "MoleculeMesh", "SceneExport", "Rooms",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -140,7 +140,7 @@ let package = Package(
         .target(
             name: "LiveRooms",
             dependencies: [
-                "MoleculeLibrary", "RoomHost", "SketchRooms", "Storage",
+                "MoleculeLibrary", "RoomHost", "Rooms", "Storage",
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -156,7 +156,7 @@ let package = Package(
             name: "ProteinARServer",
             dependencies: [
                 "Accounts", "LiveRooms", "Storage", "Molecule", "MoleculeLibrary", "MoleculeMesh", "PDBArchive", "ProteinDesign", "RoomHost", "RoomModels",
-                "SceneExport", "SketchRooms", "TextOutput", "WebApp",
+                "SceneExport", "Rooms", "TextOutput", "WebApp",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -209,7 +209,7 @@ let package = Package(
         .testTarget(name: "MoleculeMeshTests", dependencies: ["Geometry", "MeshChecks", "Molecule", "MoleculeMesh", "SceneExport"]),
         .testTarget(name: "RoomModelsTests", dependencies: ["Geometry", "MeshChecks", "RoomModels", "SceneExport"]),
         .testTarget(name: "ProteinDesignTests", dependencies: ["ProteinDesign", "Molecule"]),
-        .testTarget(name: "SketchRoomsTests", dependencies: ["SketchRooms", "TextOutput"]),
+        .testTarget(name: "RoomsTests", dependencies: ["Rooms", "TextOutput"]),
         // What several test targets share, once: scratch stores (a temporary SQLite file, a PostgreSQL
         // database from PROTEINAR_TEST_POSTGRES_URL) and bounded waits.
         .target(
@@ -229,7 +229,7 @@ let package = Package(
             path: "Tests/TestArchive"
         ),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
-        .testTarget(name: "RoomHostTests", dependencies: ["RoomHost", "Storage", "SketchRooms", "TestSupport"]),
+        .testTarget(name: "RoomHostTests", dependencies: ["RoomHost", "Storage", "Rooms", "TestSupport"]),
         .testTarget(
             name: "MoleculeLibraryTests",
             dependencies: ["Storage", "MoleculeLibrary", "MoleculeMesh", "PDBArchive", "SceneExport", "TestArchive", "TestSupport"]
@@ -237,7 +237,7 @@ let package = Package(
         .testTarget(
             name: "ProteinARServerTests",
             dependencies: [
-                "LiveRooms", "Storage", "MoleculeLibrary", "PDBArchive", "ProteinARServer", "RoomModels", "SceneExport", "SketchRooms", "TestArchive",
+                "LiveRooms", "Storage", "MoleculeLibrary", "PDBArchive", "ProteinARServer", "RoomModels", "SceneExport", "Rooms", "TestArchive",
                 "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CompressNIO", package: "compress-nio"),

@@ -1,7 +1,7 @@
 import Foundation
 import HummingbirdBcrypt
 import NIOPosix
-import SketchRooms
+import Rooms
 import Storage
 
 /// Accounts and sessions without HTTP: who a token, cookie or guest key names; registering,

@@ -1,4 +1,4 @@
-import SketchRooms
+import Rooms
 import Storage
 
 /// Who sent a request: an account (by session cookie or bearer token), a guest (by guest key), or

@@ -2,7 +2,7 @@ import CompressNIO
 import MoleculeLibrary
 import NIOConcurrencyHelpers
 import NIOCore
-import SketchRooms
+import Rooms
 
 /// The last compact snapshot written for each room, as text and, once asked for, deflated: a class
 /// joining together (thirty phones opening the room one after another) costs one writing and one

@@ -1,6 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
-import SketchRooms
+import Rooms
 import Storage
 
 /// Who is in each room, and where they look. A joiner gets the full list once; after that everyone

@@ -1,5 +1,5 @@
 import Foundation
-import SketchRooms
+import Rooms
 
 /// Tells the live connections of a room on this server that its settings changed (its name, who
 /// may draw, its members, its place), whether the change was made here or on another server

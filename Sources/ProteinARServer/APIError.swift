@@ -7,7 +7,7 @@ import NIOCore
 import NIOHTTP1
 import MoleculeLibrary
 import PDBArchive
-import SketchRooms
+import Rooms
 
 /// An API failure as JSON `{"error": "…", "status": N}` with the matching status code.
 struct APIError: HTTPResponseError {

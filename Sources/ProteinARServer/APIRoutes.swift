@@ -4,7 +4,7 @@ import MoleculeLibrary
 import MoleculeMesh
 import PDBArchive
 import SceneExport
-import SketchRooms
+import Rooms
 import Storage
 
 /// The JSON API under `/api` (described in `/api/openapi.yaml`).

@@ -3,7 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LiveRooms
-import SketchRooms
+import Rooms
 import Storage
 
 /// Accounts over HTTP (`/api/accounts`, `/api/sessions`, `/api/session`, `/api/profile`): the

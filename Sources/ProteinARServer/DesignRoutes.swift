@@ -4,7 +4,7 @@ import Molecule
 import MoleculeLibrary
 import ProteinDesign
 import SceneExport
-import SketchRooms
+import Rooms
 import Storage
 
 /// The builder over HTTP. `POST /api/designs` builds a design and says whether it holds together

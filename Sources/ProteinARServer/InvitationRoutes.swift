@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import LiveRooms
 import RoomHost
-import SketchRooms
+import Rooms
 import Storage
 
 /// Membership by invitation (issue 29, finding 10): the owner invites an e-mail, and whoever signs

@@ -1,7 +1,7 @@
 import Foundation
 import LiveRooms
 import RoomHost
-import SketchRooms
+import Rooms
 import Storage
 
 /// The live socket's messages, as docs/rooms-protocol.md describes them: what a client sends

@@ -6,7 +6,7 @@ import HummingbirdWebSocket
 import LiveRooms
 import NIOCore
 import RoomHost
-import SketchRooms
+import Rooms
 import Storage
 
 /// The live room: a WebSocket per participant. The server numbers every operation, stores it, and

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import MoleculeLibrary
-import SketchRooms
+import Rooms
 
 /// Building responses: JSON, files with validators, server-sent events.
 enum Responses {

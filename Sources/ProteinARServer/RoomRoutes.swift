@@ -7,7 +7,7 @@ import NIOCore
 import RoomHost
 import RoomModels
 import SceneExport
-import SketchRooms
+import Rooms
 import Storage
 
 /// Rooms over HTTP: list, create, read, change settings, the log, and submitting an operation

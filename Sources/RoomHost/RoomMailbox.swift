@@ -1,5 +1,5 @@
 import Foundation
-import SketchRooms
+import Rooms
 
 /// Where a room's accepted operations wait for one subscriber (a live connection). The reader
 /// takes everything waiting at once, so a connection that falls behind catches up in a few large

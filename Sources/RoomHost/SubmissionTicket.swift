@@ -1,5 +1,5 @@
 import Foundation
-import SketchRooms
+import Rooms
 
 /// An operation handed to a room: its outcome once its batch is stored (or why not).
 public final class SubmissionTicket: @unchecked Sendable {

@@ -4,7 +4,7 @@ import Storage
 import MoleculeLibrary
 import MoleculeMesh
 import SceneExport
-import SketchRooms
+import Rooms
 
 /// A room as a model file: its strokes as tubes and its molecule where the room placed it.
 public struct RoomModel: Sendable, Equatable {

@@ -3,7 +3,7 @@ import Foundation
 import NIOCore
 @testable import LiveRooms
 @testable import ProteinARServer
-import SketchRooms
+import Rooms
 import Testing
 
 /// The compact snapshot a late joiner asks for: expanded the way room-sync.js does, it is the room.

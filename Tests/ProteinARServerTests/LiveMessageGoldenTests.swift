@@ -1,7 +1,7 @@
 import Foundation
 import LiveRooms
 @testable import ProteinARServer
-import SketchRooms
+import Rooms
 import Testing
 
 /// The live socket's messages (docs/rooms-protocol.md) against golden files beside the rooms wire

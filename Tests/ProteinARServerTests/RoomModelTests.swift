@@ -4,7 +4,7 @@ import MoleculeLibrary
 import PDBArchive
 import SceneExport
 import RoomModels
-import SketchRooms
+import Rooms
 import Testing
 import TestSupport
 

@@ -1,7 +1,7 @@
 import Foundation
 import Storage
 import RoomHost
-import SketchRooms
+import Rooms
 import Testing
 import TestSupport
 

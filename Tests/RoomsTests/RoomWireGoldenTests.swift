@@ -1,5 +1,5 @@
 import Foundation
-import SketchRooms
+import Rooms
 import Testing
 
 /// The rooms wire codec against its golden files (Tests/Fixtures/rooms-wire), which the web app's

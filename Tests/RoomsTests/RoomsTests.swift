@@ -1,11 +1,11 @@
 import Foundation
 import Testing
-@testable import SketchRooms
+@testable import Rooms
 import TextOutput
 
 /// Rooms without I/O: ordering, resends, undo, permissions, bad operations, snapshots.
 @Suite("Sketch rooms")
-struct SketchRoomsTests {
+struct RoomsTests {
     let teacher = Participant(id: "teacher")
     let student = Participant(id: "student")
     let stranger = Participant(id: "stranger")
