@@ -14,7 +14,7 @@ from proteinar_testing import postgres
 from proteinar_testing import server as servers
 from proteinar_testing.archive import ArchiveStandIn
 from proteinar_testing.paths import ROOT
-from proteinar_testing.report import Fail, Skip
+from proteinar_testing.report import Skip, SoftChecks
 from proteinar_testing.server import ServerProcess
 
 
@@ -96,21 +96,6 @@ def _stop_servers_at_the_end():
 # each, as the scripts did, and fails at its end listing every FAIL.
 
 
-class SoftChecks:
-    def __init__(self):
-        self.passed, self.failures = 0, []
-
-    def check(self, name, ok, detail=""):
-        print(("ok   " if ok else "FAIL ") + name + (f" ({detail})" if detail and not ok else ""), flush=True)
-        if ok:
-            self.passed += 1
-        else:
-            self.failures.append(name + (f" ({detail})" if detail else ""))
-        return ok
-
-    __call__ = check
-
-
 @pytest.fixture
 def checks():
     return SoftChecks()
@@ -127,15 +112,16 @@ def failures_of(item):
 def pytest_runtest_call(item):
     try:
         result = yield
-    except (Fail, Skip) as e:
-        # The tools raise Fail for a broken expectation and Skip for what cannot run here.
-        if isinstance(e, Skip):
-            pytest.skip(str(e))
+    except Skip as e:  # the tools raise Skip for what cannot run here (Fail, a broken expectation, fails as it is)
+        pytest.skip(str(e))
+    except Exception as e:
         failed = failures_of(item)
-        raise AssertionError("\n".join([str(e)] + [f"FAIL {f}" for f in failed])) from None
+        if failed:
+            e.add_note("and before it:\n" + "\n".join(f"FAIL {f}" for f in failed))
+        raise
     failed = failures_of(item)
     if failed:
-        raise AssertionError(f"{len(failed)} of the checks failed:\n" + "\n".join(f"FAIL {f}" for f in failed))
+        pytest.fail(f"{len(failed)} of the checks failed:\n" + "\n".join(f"FAIL {f}" for f in failed), pytrace=False)
     return result
 
 
