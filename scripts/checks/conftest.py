@@ -24,6 +24,8 @@ def pytest_addoption(parser):
                     help="the proteinar binary the checks run (default $PROTEINAR_BIN, else .build/release/proteinar)")
     group.addoption("--samples", default=None,
                     help="the Swift tests' sample scene files (default .build/export-samples)")
+    group.addoption("--screenshots", default=None, help="a folder for the browser checks' screenshots")
+    group.addoption("--schemathesis-seconds", default="600", help="how long schemathesis runs (default 600)")
 
 
 # The binary, the samples, PostgreSQL
