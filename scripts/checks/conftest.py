@@ -6,7 +6,6 @@ the end in the order the checks ran.
 The tools behind the fixtures are in scripts/proteinar_testing (pyproject.toml puts scripts/ on the
 path); the checks are the test_*.py modules beside this file."""
 import os
-import time
 
 import pytest
 

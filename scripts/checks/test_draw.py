@@ -1,10 +1,10 @@
 """Draw together in the web app, in real headless Chromium sessions (Debian's chromium and
 chromium-driver, WebGL2 through SwiftShader) against a real `proteinar serve`, driven over the W3C
-WebDriver protocol as scripts/checks/check-web.py does (scripts/proteinar_testing).
+WebDriver protocol as scripts/checks/test_web.py does (scripts/proteinar_testing).
 
 Two people in two browsers: Ada registers and signs in through the page, creates a public room and
 invites Bob (registered in the second browser, a phone with Android Chrome's user agent and the
-WebXR stand-in of check-web.py). Strokes drawn with the mouse in one page appear in the other;
+WebXR stand-in of test_web.py). Strokes drawn with the mouse in one page appear in the other;
 undo, clear (after a confirmation), notes (shown as text, never markup), presence, the status line,
 a dropped connection (nothing lost, nothing twice), a guest who may only watch, AR drawing, the
 room's USDZ (it must answer 200 and pass usdz-check: a 404 is a failure, not a skip), and the
@@ -26,9 +26,10 @@ import time
 import pytest
 from websockets.sync.client import connect as ws_connect
 
-from proteinar_testing import history_checks, room_checks, tile_checks
+from flow_steps import FlowSteps
+from in_browser import history_checks, room_checks, tile_checks
 from proteinar_testing.archive import ArchiveStandIn
-# check-web's stand-in for an Android phone's WebXR (navigator.xr): both drive the same device.
+# test_web's stand-in for an Android phone's WebXR (navigator.xr): both drive the same device.
 from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser
 from proteinar_testing.http_client import fetch
 from proteinar_testing.paths import CHECK_USDZ
@@ -36,6 +37,29 @@ from proteinar_testing.report import short
 from proteinar_testing.server import ServerProcess
 
 pytestmark = pytest.mark.browser
+
+# The flow through two browsers, its steps in order (flow_steps.py).
+FLOW = [
+    "test_accounts_through_the_page_register_sign_out_and_sign_in",
+    "test_the_profile_page_changes_the_name",
+    "test_a_second_person_registers_in_a_second_browser",
+    "test_a_public_room_is_created_through_the_page_and_opens_live",
+    "test_the_owners_room_settings_are_saved",
+    "test_an_invitation_by_e_mail_is_sent_shown_and_accepted",
+    "test_an_anonymous_watcher_is_counted_not_listed",
+    "test_strokes_drawn_in_one_page_appear_in_the_other_and_undo_removes_them",
+    "test_notes_show_as_text_never_markup",
+    "test_clear_asks_first_and_is_the_owners_alone",
+    "test_a_dropped_connection_loses_nothing_and_sends_nothing_twice",
+    "test_colours_brushes_a_new_joiners_deflated_snapshot_and_the_phones_tools",
+    "test_the_history_slider_and_the_others_camera_markers",
+    "test_the_camera_saves_a_picture_and_the_rooms_usdz_passes_usdz_check",
+    "test_in_ar_a_finger_on_the_screen_draws_in_the_air",
+    "test_a_guest_may_only_watch_until_the_owner_lets_guests_draw",
+    "test_the_map_without_tiles_lists_the_rooms_by_distance",
+    "test_issue_17s_phone_features",
+    "test_the_map_with_tiles_from_the_servers_own_origin",
+]
 
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
 # Where the people are, for the map: Cambridge (UK), with rooms in Cambridge, Oxford and Berlin.
@@ -81,7 +105,7 @@ def set_location(browser, where):
                                  % json.dumps(where))
 
 
-# Interactive elements on show with no accessible name (check-web.py's rule).
+# Interactive elements on show with no accessible name (test_web.py's rule).
 UNNAMED = """const named = (e) => (e.getAttribute('aria-label') || (e.labels && [...e.labels].map(l => l.textContent).join('').trim())
     || (e.getAttribute('aria-labelledby') && document.getElementById(e.getAttribute('aria-labelledby'))?.textContent)
     || e.textContent.trim() || e.getAttribute('title') || e.querySelector('img[alt]')?.alt || '').trim();
@@ -94,12 +118,12 @@ def wait_live(browser, timeout=30):
 
 
 class Flow:
-    """The run's two browsers (and the guest's, once made), its server and its room; `broken` says
-    where the flow stopped on an error."""
+    """The run's two browsers (and the guest's, once made), its server and its room; `steps`, the
+    flow's steps (flow_steps.py)."""
 
     def __init__(self, binary):
         self.binary = binary
-        self.broken = None
+        self.steps = FlowSteps(FLOW)
         self.archive = ArchiveStandIn({}, {})
         self.server = ServerProcess(binary, rcsb_url=self.archive.url, name="draw")
         self.base = self.server.url
@@ -109,20 +133,6 @@ class Flow:
         self.bob = Browser(args=[f"--user-agent={ANDROID_UA}"], width=412, height=915)
         self.bob.before_each_page(XR_STUB)
         set_location(self.ada, HOME)
-
-    def step(self):
-        flow = self
-
-        class Step:
-            def __enter__(self):
-                if flow.broken:
-                    pytest.skip(f"the browser run stopped earlier: {flow.broken}")
-
-            def __exit__(self, kind, error, tb):
-                if error is not None and not isinstance(error, pytest.skip.Exception):
-                    flow.broken = repr(error)
-                return False
-        return Step()
 
     def close(self):
         for browser in (self.ada, self.bob, self.guest):
@@ -146,7 +156,7 @@ def shots(pytestconfig):
 
 def test_accounts_through_the_page_register_sign_out_and_sign_in(flow, checks, shots):
     """Registering and signing in through the page: errors said beside the field, the first account an administrator."""
-    with flow.step():
+    with flow.steps.step():
         ada, base = flow.ada, flow.base
         check = checks.check
         # ---- Accounts through the page ----
@@ -193,7 +203,7 @@ def test_accounts_through_the_page_register_sign_out_and_sign_in(flow, checks, s
 
 
 def test_the_profile_page_changes_the_name(flow, checks, shots):
-    with flow.step():
+    with flow.steps.step():
         ada, base = flow.ada, flow.base
         check = checks.check
         # Profile: the name can be changed.
@@ -207,7 +217,7 @@ def test_the_profile_page_changes_the_name(flow, checks, shots):
 
 
 def test_a_second_person_registers_in_a_second_browser(flow, checks, shots):
-    with flow.step():
+    with flow.steps.step():
         bob, base = flow.bob, flow.base
         check = checks.check
         # Bob registers in the other browser (a phone).
@@ -223,7 +233,7 @@ def test_a_second_person_registers_in_a_second_browser(flow, checks, shots):
 
 def test_a_public_room_is_created_through_the_page_and_opens_live(flow, checks, shots):
     """The room's molecule shown, the status line live, every control named."""
-    with flow.step():
+    with flow.steps.step():
         ada, base, room_id = flow.ada, flow.base, flow.room_id
         check = checks.check
         # ---- A room ----
@@ -249,7 +259,7 @@ def test_a_public_room_is_created_through_the_page_and_opens_live(flow, checks, 
 
 
 def test_the_owners_room_settings_are_saved(flow, checks, shots):
-    with flow.step():
+    with flow.steps.step():
         ada, room_id = flow.ada, flow.room_id
         check = checks.check
         # The owner's settings reach the server (the room's form once read the New-room form's boxes,
@@ -275,7 +285,7 @@ def test_the_owners_room_settings_are_saved(flow, checks, shots):
 
 
 def test_an_invitation_by_e_mail_is_sent_shown_and_accepted(flow, checks, shots):
-    with flow.step():
+    with flow.steps.step():
         ada, bob, base, room_id = flow.ada, flow.bob, flow.base, flow.room_id
         check = checks.check
         # Ada invites Bob from the room page (the page says it was sent, never whether the e-mail has
@@ -311,7 +321,7 @@ def test_an_invitation_by_e_mail_is_sent_shown_and_accepted(flow, checks, shots)
 
 
 def test_an_anonymous_watcher_is_counted_not_listed(flow, checks, shots):
-    with flow.step():
+    with flow.steps.step():
         ada, server, room_id = flow.ada, flow.server, flow.room_id
         check = checks.check
         # Someone watching with no account and no guest key (a bare socket) is counted, not listed.
@@ -327,7 +337,7 @@ def test_an_anonymous_watcher_is_counted_not_listed(flow, checks, shots):
 
 
 def test_strokes_drawn_in_one_page_appear_in_the_other_and_undo_removes_them(flow, checks, shots):
-    with flow.step():
+    with flow.steps.step():
         ada, bob = flow.ada, flow.bob
         check = checks.check
         # ---- Drawing, undo ----
@@ -352,7 +362,7 @@ def test_strokes_drawn_in_one_page_appear_in_the_other_and_undo_removes_them(flo
 
 
 def test_notes_show_as_text_never_markup(flow, checks, shots):
-    with flow.step():
+    with flow.steps.step():
         ada, bob = flow.ada, flow.bob
         check = checks.check
         # ---- Notes: text, never markup ----
@@ -371,7 +381,7 @@ def test_notes_show_as_text_never_markup(flow, checks, shots):
 
 
 def test_clear_asks_first_and_is_the_owners_alone(flow, checks, shots):
-    with flow.step():
+    with flow.steps.step():
         ada, bob = flow.ada, flow.bob
         check = checks.check
         # ---- Clear asks first ----
@@ -392,7 +402,7 @@ def test_clear_asks_first_and_is_the_owners_alone(flow, checks, shots):
 
 
 def test_a_dropped_connection_loses_nothing_and_sends_nothing_twice(flow, checks, shots):
-    with flow.step():
+    with flow.steps.step():
         ada, bob = flow.ada, flow.bob
         check = checks.check
         # ---- A dropped connection: nothing lost, nothing twice ----
@@ -415,7 +425,7 @@ def test_a_dropped_connection_loses_nothing_and_sends_nothing_twice(flow, checks
 
 
 def test_colours_brushes_a_new_joiners_deflated_snapshot_and_the_phones_tools(flow, checks, shots):
-    with flow.step():
+    with flow.steps.step():
         ada, bob, room_id = flow.ada, flow.bob, flow.room_id
         check = checks.check
         # A couple more strokes in other colours for the picture, and a note.
@@ -464,7 +474,7 @@ def test_colours_brushes_a_new_joiners_deflated_snapshot_and_the_phones_tools(fl
 
 def test_the_history_slider_and_the_others_camera_markers(flow, checks, shots):
     """Issue 18 (proteinar_testing/history_checks.py)."""
-    with flow.step():
+    with flow.steps.step():
         ada, bob, base, room_id = flow.ada, flow.bob, flow.base, flow.room_id
         check = checks.check
         # ---- Issue 18: the history slider, and the others' camera markers ----
@@ -472,7 +482,7 @@ def test_the_history_slider_and_the_others_camera_markers(flow, checks, shots):
 
 
 def test_the_camera_saves_a_picture_and_the_rooms_usdz_passes_usdz_check(flow, checks, shots):
-    with flow.step():
+    with flow.steps.step():
         ada, server = flow.ada, flow.server
         check = checks.check
         # ---- Capture and AR links ----
@@ -496,7 +506,7 @@ def test_the_camera_saves_a_picture_and_the_rooms_usdz_passes_usdz_check(flow, c
 
 
 def test_in_ar_a_finger_on_the_screen_draws_in_the_air(flow, checks, shots):
-    with flow.step():
+    with flow.steps.step():
         ada, bob = flow.ada, flow.bob
         check = checks.check
         # ---- AR on the phone: placed on the table, a finger on the screen draws in the air ----
@@ -521,7 +531,7 @@ def test_in_ar_a_finger_on_the_screen_draws_in_the_air(flow, checks, shots):
 
 
 def test_a_guest_may_only_watch_until_the_owner_lets_guests_draw(flow, checks, shots):
-    with flow.step():
+    with flow.steps.step():
         ada, guest, base = flow.ada, flow.guest, flow.base
         check = checks.check
         # ---- A guest who may only watch ----
@@ -560,7 +570,7 @@ def test_a_guest_may_only_watch_until_the_owner_lets_guests_draw(flow, checks, s
 
 
 def test_the_map_without_tiles_lists_the_rooms_by_distance(flow, checks, shots):
-    with flow.step():
+    with flow.steps.step():
         ada, guest, base = flow.ada, flow.guest, flow.base
         check = checks.check
         # ---- The map: no tile server here, so the list by distance is what shows, and why ----
@@ -584,7 +594,7 @@ def test_the_map_without_tiles_lists_the_rooms_by_distance(flow, checks, shots):
 
 def test_issue_17s_phone_features(flow, checks, shots):
     """Hue slider, residue notes in 3D, AR along the finger's ray, the room's place, Locate me (proteinar_testing/room_checks.py)."""
-    with flow.step():
+    with flow.steps.step():
         ada, bob, guest, base, room_id = flow.ada, flow.bob, flow.guest, flow.base, flow.room_id
         check = checks.check
         # ---- Issue 17's phone features: hue slider, residue notes in 3D, AR along the finger's ray, the room's place, Locate me ----
@@ -593,7 +603,7 @@ def test_issue_17s_phone_features(flow, checks, shots):
 
 def test_the_map_with_tiles_from_the_servers_own_origin(flow, checks, shots):
     """Through a second server with --tile-server (proteinar_testing/tile_checks.py)."""
-    with flow.step():
+    with flow.steps.step():
         guest = flow.guest
         check = checks.check
         # ---- The map with tiles, through a second server with --tile-server ----

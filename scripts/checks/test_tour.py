@@ -3,22 +3,24 @@
 on loopback, at 390 × 844 (a phone) and 1280 × 800 (a laptop): signed out, then signed in (through
 the page's own register form), then as a guest in a room on a second browser.
 
-On every screen (scripts/proteinar_testing/screen_audit.py): no element id used twice, no console
+On every screen (scripts/checks/in_browser/screen_audit.py): no element id used twice, no console
 error and no failed request, nothing wider than the window, every shown control named and at least
 44 × 44 px, and the screen opens at its top (the one before it was scrolled to its bottom) with its
 main view in sight below the top bar.
 
-Each screen is a test (its faults in words), in the order a person walks them, for each size;
-a screen reached from an earlier one is skipped, saying why, when that one could not be reached.
+Each screen is a test (its faults in words), in the order a person walks them, for each size: a
+step of one size's walk (flow_steps.py) runs once the steps before it ran, and is skipped, saying
+why, after one that stopped the walk.
 --screenshots DIR keeps a picture of each."""
 import os
 import re
 
 import pytest
 
+from flow_steps import FlowSteps
+from in_browser.screen_audit import AUDIT, SCROLL_DOWN, problems
 from proteinar_testing.archive import ArchiveStandIn
 from proteinar_testing.browser import Browser, register_through_page
-from proteinar_testing.screen_audit import AUDIT, SCROLL_DOWN, problems
 from proteinar_testing.server import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -76,7 +78,7 @@ class Walk:
         self.browser = self.guest = None
         self.signed_in = False
         self.room = None
-        self.broken = None   # why the walk cannot go on
+        self.steps = FlowSteps([f"{who}: {label}" for who, label in STEPS])   # flow_steps.py
 
 
 @pytest.fixture(scope="module")
@@ -136,19 +138,13 @@ def shots(pytestconfig):
 def test_tour_screen_is_sound(site, checks, shots, size, who, label):
     base, walks = site
     walk = walks[size]
-    if walk.broken:
-        pytest.skip(f"{size}: {walk.broken}")
-    if walk.browser is None:
-        b = walk.browser = open_browser(walk.width, walk.height)
-        b.go(base + "/")
-        b.wait("return document.querySelectorAll('.cards .card').length >= 5", 30)
-        b.js("performance.setResourceTimingBufferSize(5000)")
-    b = walk.browser
-    try:
-        step(checks, shots, base, walk, b, who, label)
-    except Exception as e:
-        walk.broken = f"the tour stopped at {who}: {label} ({e!r})"
-        raise
+    with walk.steps.step(f"{who}: {label}"):
+        if walk.browser is None:
+            b = walk.browser = open_browser(walk.width, walk.height)
+            b.go(base + "/")
+            b.wait("return document.querySelectorAll('.cards .card').length >= 5", 30)
+            b.js("performance.setResourceTimingBufferSize(5000)")
+        step(checks, shots, base, walk, walk.browser, who, label)
 
 
 def step(checks, shots, base, walk, b, who, label):
@@ -164,7 +160,8 @@ def step(checks, shots, base, walk, b, who, label):
             b.js("document.querySelectorAll('dialog[open]').forEach((d) => d.close())")
     elif who == "signed out" and label == "Help":
         if not b.js("return document.getElementById('menu').open"):
-            pytest.skip(f"{size}: the Menu did not open, so Help cannot be opened from it")
+            print(f"{size}: the Menu did not open (its step failed), so Help is not opened from it")
+            return
         b.click("#help-button")
         if b.wait("return document.getElementById('help').open", 10):
             top = b.js("return document.getElementById('help').scrollTop")
@@ -176,7 +173,7 @@ def step(checks, shots, base, walk, b, who, label):
         visit(checks, shots, b, size, who, next(s for s in SIGNED_OUT if s[0] == label))
     elif label == "registering through the page":
         if not register_through_page(b, base, f"Tour{size}", back="#/draw"):
-            walk.broken = "registering through the page did not sign in"
+            walk.steps.broken = "registering through the page did not sign in"
             checks.check(f"{size}: registering through the page signs in", False)
             return
         walk.signed_in = True
@@ -187,7 +184,7 @@ def step(checks, shots, base, walk, b, who, label):
         b.wait("return !document.getElementById('room-form').hidden", 20)
         walk.room = make_room(checks, shots, b, size)
         if not walk.room:
-            walk.broken = "the new room did not open live"
+            walk.steps.broken = "the new room did not open live"
     elif who == "signed in":
         visit(checks, shots, b, size, who, next(s for s in SIGNED_IN if s[0] == label))
     else:

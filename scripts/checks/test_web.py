@@ -23,20 +23,39 @@ import urllib.request
 
 import pytest
 
-from proteinar_testing.android_ar_checks import check_android_ar
+from flow_steps import FlowSteps
+from in_browser.android_ar_checks import check_android_ar
+from in_browser.build_screen import check_build_screen
+from in_browser.capture_checks import check_capture
+from in_browser.gesture_help_checks import check_gestures_and_help
+from in_browser.offline_checks import check_offline
+from in_browser.open_any_entry_checks import check_open_any_entry
+from in_browser.page_glb_decoding import check_page_decodes_glb
 from proteinar_testing.archive import ArchiveStandIn
 from proteinar_testing.browser import Browser, fill_registration, register_through_page
-from proteinar_testing.build_screen import check_build_screen
-from proteinar_testing.capture_checks import check_capture
-from proteinar_testing.gesture_help_checks import check_gestures_and_help
-from proteinar_testing.offline_checks import check_offline
-from proteinar_testing.open_any_entry_checks import check_open_any_entry
-from proteinar_testing.page_glb_decoding import check_page_decodes_glb
 from proteinar_testing.paths import CHECK_USDZ, DECODE_QR, FIXTURES
 from proteinar_testing.ports import free_port
 from proteinar_testing.server import ServerProcess
 
 pytestmark = pytest.mark.browser
+
+# The flow in one browser, its steps in order (flow_steps.py).
+MAIN_FLOW = [
+    "test_landing_and_introduction_lead_to_explore",
+    "test_get_1ake_draws_it_with_numbers_a_student_can_copy",
+    "test_static_files_are_versioned_and_cached_for_a_year",
+    "test_the_page_decodes_the_meshopt_glb",
+    "test_changing_the_style_rerenders_and_the_camera_yields_a_png",
+    "test_search_lists_results_controls_are_named_and_arrow_keys_redraw",
+    "test_signed_out_get_of_an_entry_the_library_lacks_asks_the_archive",
+    "test_the_library_signed_out_then_signed_in_upload_keep_and_delete",
+    "test_an_unknown_entry_says_what_to_do_and_a_name_in_the_id_box_is_searched",
+    "test_a_wide_screen_puts_the_view_beside_the_controls",
+    "test_desktop_ar_explains_with_a_qr_code_a_phone_can_reach",
+    "test_keyboard_alone_from_the_landing_page_to_the_camera_and_menu",
+    "test_the_build_screen",
+    "test_ios_ar_quick_look_links_are_usdz_that_pass_usdz_check",
+]
 
 TITLES = {"1AKE": ("STRUCTURE OF THE COMPLEX BETWEEN ADENYLATE KINASE FROM ESCHERICHIA COLI AND THE INHIBITOR AP5A", "X-RAY DIFFRACTION", 2.0, "1992-01-15")}
 # The address phones reach it at (TEST-NET-1, documentation only): the desktop QR code must carry it,
@@ -95,7 +114,7 @@ class Web:
         self.base = self.server.url
         self.csp = []    # console messages naming the Content Security Policy, from every browser of the run
         self._browser = None
-        self.broken = None
+        self.flow = FlowSteps(MAIN_FLOW)
 
     @property
     def browser(self):
@@ -119,21 +138,7 @@ class Web:
             self.keep_csp(self._browser)
             self._browser.close()
             self._browser = None
-        self.broken = self.broken or "the flow is over"
-
-    def step(self):
-        web = self
-
-        class Step:
-            def __enter__(self):
-                if web.broken:
-                    pytest.skip(f"the browser run stopped earlier: {web.broken}")
-
-            def __exit__(self, kind, error, tb):
-                if error is not None and not isinstance(error, pytest.skip.Exception):
-                    web.broken = repr(error)
-                return False
-        return Step()
+        self.flow.broken = self.flow.broken or "the flow is over (its browser closed)"
 
     def close(self):
         self.main_browser_done()
@@ -149,7 +154,7 @@ def web(proteinar_bin, pytestconfig):
 
 
 def test_landing_and_introduction_lead_to_explore(web, checks):
-    with web.step():
+    with web.flow.step():
         b, base = web.browser, web.base
         click, wait = b.click, b.wait
         check, shot = checks.check, web.shot
@@ -165,7 +170,7 @@ def test_landing_and_introduction_lead_to_explore(web, checks):
 
 def test_get_1ake_draws_it_with_numbers_a_student_can_copy(web, checks):
     """Words that are not an ID are searched for; Get 1AKE draws it, its details give its numbers."""
-    with web.step():
+    with web.flow.step():
         b = web.browser
         js, type_into, wait = b.js, b.type_into, b.wait
         check, shot = checks.check, web.shot
@@ -199,7 +204,7 @@ def test_get_1ake_draws_it_with_numbers_a_student_can_copy(web, checks):
 
 
 def test_static_files_are_versioned_and_cached_for_a_year(web, checks):
-    with web.step():
+    with web.flow.step():
         b, base = web.browser, web.base
         js = b.js
         check = checks.check
@@ -220,7 +225,7 @@ def test_static_files_are_versioned_and_cached_for_a_year(web, checks):
 
 
 def test_the_page_decodes_the_meshopt_glb(web, checks):
-    with web.step():
+    with web.flow.step():
         b, base = web.browser, web.base
         check = checks.check
         # The viewer's GLB is the meshopt-compressed one, decoded in the page: held to the server's
@@ -229,7 +234,7 @@ def test_the_page_decodes_the_meshopt_glb(web, checks):
 
 
 def test_changing_the_style_rerenders_and_the_camera_yields_a_png(web, checks):
-    with web.step():
+    with web.flow.step():
         b = web.browser
         js, click, wait = b.js, b.click, b.wait
         check = checks.check
@@ -251,7 +256,7 @@ def test_changing_the_style_rerenders_and_the_camera_yields_a_png(web, checks):
 
 
 def test_search_lists_results_controls_are_named_and_arrow_keys_redraw(web, checks):
-    with web.step():
+    with web.flow.step():
         b = web.browser
         js, type_into, wait = b.js, b.type_into, b.wait
         check, shot = checks.check, web.shot
@@ -276,7 +281,7 @@ def test_search_lists_results_controls_are_named_and_arrow_keys_redraw(web, chec
 
 
 def test_signed_out_get_of_an_entry_the_library_lacks_asks_the_archive(web, checks):
-    with web.step():
+    with web.flow.step():
         b = web.browser
         js, type_into, wait = b.js, b.type_into, b.wait
         check = checks.check
@@ -293,7 +298,7 @@ def test_signed_out_get_of_an_entry_the_library_lacks_asks_the_archive(web, chec
 def test_the_library_signed_out_then_signed_in_upload_keep_and_delete(web, checks):
     """The library signed out (no Delete, Keep, My molecules; an upload refused with a link to sign in), then
     signed in through that link: the upload, My molecules, a bad upload, Keep, Delete."""
-    with web.step():
+    with web.flow.step():
         b, server, base = web.browser, web.server, web.base
         js, find, click, wait = b.js, b.find, b.click, b.wait
         check, shot = checks.check, web.shot
@@ -382,7 +387,7 @@ def test_the_library_signed_out_then_signed_in_upload_keep_and_delete(web, check
 
 
 def test_an_unknown_entry_says_what_to_do_and_a_name_in_the_id_box_is_searched(web, checks):
-    with web.step():
+    with web.flow.step():
         b, base = web.browser, web.base
         js, type_into, wait = b.js, b.type_into, b.wait
         check = checks.check
@@ -405,7 +410,7 @@ def test_an_unknown_entry_says_what_to_do_and_a_name_in_the_id_box_is_searched(w
 
 
 def test_a_wide_screen_puts_the_view_beside_the_controls(web, checks):
-    with web.step():
+    with web.flow.step():
         b = web.browser
         wait = b.wait
         check, shot = checks.check, web.shot
@@ -420,7 +425,7 @@ def test_a_wide_screen_puts_the_view_beside_the_controls(web, checks):
 
 
 def test_desktop_ar_explains_with_a_qr_code_a_phone_can_reach(web, checks):
-    with web.step():
+    with web.flow.step():
         b, base = web.browser, web.base
         js, click, wait = b.js, b.click, b.wait
         check, shot = checks.check, web.shot
@@ -441,7 +446,7 @@ def test_desktop_ar_explains_with_a_qr_code_a_phone_can_reach(web, checks):
 
 
 def test_keyboard_alone_from_the_landing_page_to_the_camera_and_menu(web, checks):
-    with web.step():
+    with web.flow.step():
         b, base = web.browser, web.base
         js, wait = b.js, b.wait
         check = checks.check
@@ -475,7 +480,7 @@ def test_keyboard_alone_from_the_landing_page_to_the_camera_and_menu(web, checks
 
 
 def test_the_build_screen(web, checks):
-    with web.step():
+    with web.flow.step():
         b, base = web.browser, web.base
         check, shot = checks.check, web.shot
         # Build: pieces, their AR link before Try, More options, Try, Try again, an impossible design.
@@ -483,7 +488,7 @@ def test_the_build_screen(web, checks):
 
 
 def test_ios_ar_quick_look_links_are_usdz_that_pass_usdz_check(web, checks):
-    with web.step():
+    with web.flow.step():
         b, server, base = web.browser, web.server, web.base
         js, click, wait = b.js, b.click, b.wait
         check = checks.check
