@@ -30,7 +30,7 @@ when that tool is absent). Prints per-molecule lines, a markdown table for docs/
 the acceptance lines."""
 import argparse, os, re, shutil, statistics, subprocess, sys, tempfile, time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
+import scripts_path  # noqa: E402,F401  (scripts/ on sys.path, for proteinar_testing)
 from proteinar_testing.venv import require  # noqa: E402
 
 require(__file__, ["numpy", "trimesh"], "benchmark-ar-models: numpy, trimesh")

@@ -39,7 +39,7 @@ import threading
 import time
 from urllib.parse import urlencode
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
+import scripts_path  # noqa: E402,F401  (scripts/ on sys.path, for proteinar_testing)
 from proteinar_testing.archive import ArchiveStandIn  # noqa: E402
 from proteinar_testing.paths import FIXTURES, ROOT  # noqa: E402
 from proteinar_testing.server import ServerProcess  # noqa: E402

@@ -18,7 +18,7 @@ joins in headless Chromium, timed in the page: the figure a person sees. Prints 
 markdown table."""
 import argparse, asyncio, json, os, random, statistics, sys, time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
+import scripts_path  # noqa: E402,F401  (scripts/ on sys.path, for proteinar_testing)
 from proteinar_testing.venv import require  # noqa: E402
 
 require(__file__, ["websockets"], "benchmark-late-joiner: websockets")

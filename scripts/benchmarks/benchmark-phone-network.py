@@ -72,7 +72,7 @@ ROOT = os.path.dirname(SCRIPTS)
 FIXTURES = os.path.join(ROOT, "Tests", "Fixtures", "structures")
 USD_PYTHON = os.path.join(ROOT, ".venv-usd", "bin", "python")
 
-sys.path.insert(0, SCRIPTS)  # for proteinar_testing
+import scripts_path  # noqa: E402,F401  (scripts/ on sys.path, for proteinar_testing)
 from proteinar_testing.link_emulator import (IP_SERVER, NS_CLIENT, NS_SERVER, PROFILES, Link, describe,  # noqa: E402
                                              make_namespaces, remove_namespaces)
 from proteinar_testing.phone_browser import run_browser  # noqa: E402

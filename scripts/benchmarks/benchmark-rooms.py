@@ -27,7 +27,7 @@ The clients, the measurements and the summary are in scripts/benchmarks/room_loa
 HTTP and accounts come from scripts/proteinar_testing."""
 import argparse, json, multiprocessing as mp, os, random, shutil, subprocess, sys, tempfile, threading, time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
+import scripts_path  # noqa: E402,F401  (scripts/ on sys.path, for proteinar_testing)
 from proteinar_testing.venv import require  # noqa: E402
 
 require(__file__, ["websockets"], "benchmark-rooms: websockets")

@@ -13,7 +13,7 @@ Adding to the library needs an account: each server gets one (registered before 
 import json, os, re, shutil, subprocess, sys, tempfile, threading, time
 from concurrent.futures import ThreadPoolExecutor
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
+import scripts_path  # noqa: E402,F401  (scripts/ on sys.path, for proteinar_testing)
 from proteinar_testing.accounts import library_token  # noqa: E402
 from proteinar_testing.archive import ArchiveStandIn  # noqa: E402
 from proteinar_testing.http_client import fetch  # noqa: E402

@@ -20,7 +20,7 @@ Set PROTEINAR_WEB_ROOT=Web to serve the web app's current source.
 Targets (from the issue): first frame under 1.5 s; p95 frame time under 33 ms for models within the
 default triangle budget (300,000). The figures are software-GL figures: no GPU is involved."""
 import json, math, os, statistics, struct, subprocess, sys, time, urllib.request
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
+import scripts_path  # noqa: E402,F401  (scripts/ on sys.path, for proteinar_testing)
 from proteinar_testing.archive import ArchiveStandIn
 from proteinar_testing.browser import Browser, register_through_page
 from proteinar_testing.paths import FIXTURES, ROOT

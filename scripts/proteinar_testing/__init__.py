@@ -1,4 +1,4 @@
-"""What the checks and benchmarks share (scripts/checks, scripts/benchmarks), one home each:
+"""The tools behind the checks' fixtures (scripts/checks/conftest.py) and the benchmarks, one home each:
 
   paths        ROOT, FIXTURES, CHECK_MODELS, CHECK_USDZ, DECODE_QR, START_POSTGRES
   venv         require(script, modules, what) / rerun_in_venv(script, what): re-run in .venv
@@ -11,25 +11,22 @@
   browser      Browser(): headless Chromium over WebDriver, .csp_violations(); XR_STUB, ANDROID_UA;
                register_through_page(browser, base, name, back)
   postgres     test_url(), start(), stop(), fresh_database(tag)
-  report       Fail, Skip, expect(), short(), Tally (ok/FAIL/skip lines and `N passed, M failed`)
+  report       Fail, Skip, expect(), short(), Tally (ok/FAIL/skip lines and `N passed, M failed`),
+               SoftChecks (a test's checks: each printed, the test failing at its end listing every FAIL)
+  file_checkers  models(), usdz(), usd_layers(): check-models.py, check-usdz.py and check-usd-layers.py run
+               once over many files, each file's verdict
   glb_reader   Bad, need(), glb_chunks(), read_accessor(), decode_meshopt(): a GLB's bytes as check-models reads them
-  page_glb_decoding  check_page_decodes_glb(browser, base, check): check-web's checks of the page's GLB decoder
-  build_screen  check_build_screen(browser, base, check, canvas, shot): check-web's checks of the Build screen
-  capture_checks  check_capture(base, check, keep_csp): check-web's checks of Camera, Record, sharing, AR photos
-               and progress in words, on a phone of its own
-  offline_checks  check_offline(...): check-web's checks of the manifest, the service worker, offline
-               reloads, the offline banner and Keep offline (the network cut for the page and the worker)
-  gesture_help_checks  check_gestures_and_help(base, check, shots, keep_csp): twist, the style sheet,
-               Hide hydrogens, search paging, library Previous/Next, Help on every screen, 44 px targets
-  room_checks  check-draw's checks of AR drawing along a finger's ray, the hue slider and colour names,
-               Locate me, a room's place, notes pinned to residues in 3D
   link_emulator  make_namespaces(), Link(down, up, rtt, limit), describe(stats), remove_namespaces(): an emulated
                4G/3G link between two network namespaces (root; TUN devices and a user-space emulator)
   phone_browser  run_browser(base, molecules, viewport, timeout): first frames in Chromium on the emulated phone
 
-Scripts in scripts/checks and scripts/benchmarks import it after putting scripts/ on sys.path:
+The checks that run in the browser (test_web's, test_draw's and test_tour's groups) are in
+scripts/checks/in_browser; the attacks in scripts/checks/attacks, the rooms' in scripts/checks/rooms.
 
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+The checks (pytest) find it through pyproject.toml's `pythonpath = ["scripts", ...]`; the benchmarks
+import scripts/benchmarks/scripts_path.py first, which puts scripts/ on sys.path:
+
+    import scripts_path  # noqa: F401
     from proteinar_testing.server import ServerProcess
 
 Everything here is the standard library only, so it imports before any re-run in the venv; glb_reader

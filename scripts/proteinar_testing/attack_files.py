@@ -1,4 +1,4 @@
-"""Files to attack the server with (scripts/checks/check-attacks.py): random_pdbs() (random but
+"""Files to attack the server with (scripts/checks/test_attacks.py): random_pdbs() (random but
 readable), cif_with_title(), nested_gzip(), truncated_gzip(); glb_triangles() counts what came back.
 Standard library only, like the rest of proteinar_testing."""
 import gzip

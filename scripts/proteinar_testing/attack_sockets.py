@@ -1,4 +1,4 @@
-"""Many raw WebSocket clients of one room for the attack suite (scripts/checks/check-attacks.py):
+"""Many raw WebSocket clients of one room for the attack suite (scripts/checks/test_attacks.py):
 Watchers joins them on one thread and tells admitted from refused (and why) and bytes received;
 one_socket() is a single such client. Standard library only, like the rest of proteinar_testing."""
 import base64

@@ -1,4 +1,4 @@
-"""What the attack suite (scripts/checks/check-attacks.py) needs besides the rest of the harness:
+"""What the attack suite (scripts/checks/test_attacks.py) needs besides the rest of the harness:
 
   figures of a process   peak_rss_mb(pid) rss_mb(pid) cpu_seconds(pid) cpu_profile(pid, s) bytes_written(pid);
                          children(pid), kill_with_children(server)

@@ -1,6 +1,6 @@
 """pydssp (PyPI, numpy implementation) as an independent DSSP: backbones read by gemmi with
 amide hydrogens placed by pydssp's own formula, and 3-state assignment per chain. Used by
-compare-dssp.py (the engine's DSSP against it) and check-design-closure.py (designed hairpins).
+test_dssp.py (the engine's DSSP against it) and test_design_closure.py (designed hairpins).
 pydssp's package __init__ imports torch, so pydssp/pydssp_numpy.py is loaded by file path."""
 import importlib.util
 import os

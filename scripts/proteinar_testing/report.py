@@ -57,3 +57,19 @@ class Tally:
 
     def exit_code(self):
         return 1 if self.failed else 0
+
+
+class SoftChecks(Tally):
+    """A test's checks (the conftest's `checks` fixture): each printed as it is made, as Tally does,
+    and the failures kept, so that the test fails at its end listing every one."""
+
+    def __init__(self):
+        super().__init__()
+        self.failures = []
+
+    def check(self, name, ok, detail=""):
+        if not ok:
+            self.failures.append(name + (f" ({detail})" if detail else ""))
+        return super().check(name, ok, detail)
+
+    __call__ = check

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Create or update the Python venv used by the comparison scripts
-# (compare-gemmi.py, compare-dssp.py, check-models.py, decode-qr.py, check-schemathesis.py, check-openapi.py). Idempotent: re-running only checks
+# (test_gemmi.py, test_dssp.py, check-models.py, decode-qr.py, test_schemathesis.py, and pytest, which runs the checks:
+# pyproject.toml). Idempotent: re-running only checks
 # versions and exits quickly when everything is already installed.
 #
 #   scripts/tools/setup-python.sh            # venv at ./.venv (gitignored)
@@ -39,6 +40,7 @@ md.version("pillow")
 assert md.version("websockets") == "17.4"
 assert md.version("schemathesis") == "4.32.5"
 assert md.version("openapi-spec-validator") == "0.9.0"
+assert md.version("pytest") == "9.2.0"
 EOF
 then
     log "already up to date ($VENV)"
@@ -48,9 +50,10 @@ fi
 log "installing gemmi==0.7.5 numpy einops trimesh pygltflib pycollada lxml zxing-cpp pillow into $VENV"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
     gemmi==0.7.5 numpy einops trimesh==5.2.0 pygltflib==1.16.5 pycollada==0.9.3 lxml zxing-cpp==3.1.1 pillow >&2
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check websockets==17.4 >&2  # check-rooms.py, benchmark-rooms.py
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check schemathesis==4.32.5 >&2  # check-schemathesis.py
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check openapi-spec-validator==0.9.0 >&2  # check-openapi.py
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check websockets==17.4 >&2  # test_rooms.py, benchmark-rooms.py
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check schemathesis==4.32.5 >&2  # test_schemathesis.py
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check openapi-spec-validator==0.9.0 >&2  # test_openapi.py
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check pytest==9.2.0 >&2  # runs the checks (pyproject.toml)
 log "installing pydssp==0.9.1 (--no-deps, avoids torch)"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
     --no-deps pydssp==0.9.1 >&2

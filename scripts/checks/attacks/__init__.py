@@ -1,1 +1,1 @@
-"""The attacks of scripts/checks/check-attacks.py, a module per group (docs/security.md)."""
+"""The attacks of scripts/checks/test_attacks.py, a module per group (docs/security.md)."""

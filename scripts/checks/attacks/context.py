@@ -17,7 +17,6 @@ IDLE_CPU_S = 0.2         # at most this much CPU over the next 2 s (a tenth of a
 class Run:
     binary = None
     tmp = None
-    only = None          # attack numbers to run ({"3", "7"}), or None for all
     passed = failed = 0
     rows = []            # the table at the end
 
@@ -34,6 +33,7 @@ class Attack:
         self.latencies, self.unanswered = [], 0
         self.peaks = []
         self.passed = self.failed = 0
+        self.failures = []      # the FAIL lines, for the test's report
         self.outcome = []       # short figures for the table
 
     # servers
@@ -89,6 +89,7 @@ class Attack:
             self.passed += 1
         else:
             self.failed += 1
+            self.failures.append(f"{self.number}. {what}" + (f" ({detail})" if detail else ""))
         return ok
 
     def figure(self, text, table=None):
@@ -143,8 +144,8 @@ class Attack:
 
 
 def run(number, name, fn):
-    if RUN.only and number not in RUN.only:
-        return
+    """Runs attack `fn` on fresh servers, then its common checks (idle after it, peak RSS, /healthz
+    p99); the Attack, with every check's outcome."""
     print(f"\n--- {number}. {name}", flush=True)
     attack = Attack(number, name)
     started = time.monotonic()
@@ -157,6 +158,7 @@ def run(number, name, fn):
         error = f"{type(e).__name__}: {short(str(e), 400)}"
     attack.finish(error)
     print(f"     {number}. {time.monotonic() - started:.0f} s", flush=True)
+    return attack
 
 
 def table():

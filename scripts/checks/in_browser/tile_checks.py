@@ -1,4 +1,4 @@
-"""check-draw.py's map with tiles: a stand-in tile server on loopback (every tile the same small PNG,
+"""test_draw.py's map with tiles: a stand-in tile server on loopback (every tile the same small PNG,
 each path counted), a second `proteinar serve --tile-server` pointing at it, and a browser opening
 #/map there: Leaflet draws the map with tiles from the server's own origin (/tiles/…), which asked
 the stand-in once per tile; the page keeps to its Content-Security-Policy."""
@@ -6,7 +6,7 @@ import base64
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from .server import ServerProcess
+from proteinar_testing.server import ServerProcess
 
 # A 1 × 1 PNG (grey), the same bytes for every tile.
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGO4c+cOAATSAmnWVdK7AAAAAElFTkSuQmCC")

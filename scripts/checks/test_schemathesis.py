@@ -1,17 +1,17 @@
-#!/usr/bin/env python3
 """schemathesis (PyPI, in .venv: scripts/tools/setup-python.sh) against a real `proteinar serve` and
-its own /api/openapi.yaml, for SECONDS (default 600): no server error (5xx) and no answer that
-breaks the document (its schemas, status codes and media types) over the whole run.
+its own /api/openapi.yaml, for --schemathesis-seconds (default 600): no server error (5xx) and no
+answer that breaks the document (its schemas, status codes and media types) over the whole run.
+Marked `schemathesis`: scripts/test runs it beside the other checks.
 
-    scripts/checks/check-schemathesis.py PROTEINAR_BIN [SECONDS]
+    .venv/bin/python -m pytest -m schemathesis --proteinar-bin=PROTEINAR_BIN --schemathesis-seconds=60
 
 The server has the starter library, the RCSB stand-in of the harness for fetches and searches (no
 internet), and an administrator's bearer token on every request (so that signed-in routes are
 reached too; signing out is left out, or the token would end). The per-client limits a single
 fuzzer meets at once (uploads per hour, rooms per account, bcrypt per minute, account storage, archive
 entries opened per minute) are
-raised: they are the attack suite's business, not the document's. Prints schemathesis's report and
-`N passed, M failed`; exits 1 on a failure."""
+raised: they are the attack suite's business, not the document's. Prints schemathesis's report; the
+logs are kept (folder printed) on a failure."""
 import os
 import re
 import shutil
@@ -21,14 +21,14 @@ import tempfile
 import time
 from xml.etree import ElementTree
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
-from proteinar_testing.venv import require  # noqa: E402
+import pytest
 
-require(__file__, ["schemathesis"], "check-schemathesis: schemathesis")
-from proteinar_testing.accounts import Account  # noqa: E402
-from proteinar_testing.archive import ArchiveStandIn  # noqa: E402
-from proteinar_testing.paths import FIXTURES  # noqa: E402
-from proteinar_testing.server import ServerProcess  # noqa: E402
+from proteinar_testing.accounts import Account
+from proteinar_testing.archive import ArchiveStandIn
+from proteinar_testing.paths import FIXTURES
+from proteinar_testing.server import ServerProcess
+
+pytestmark = [pytest.mark.schemathesis, pytest.mark.slow]
 
 CHECKS = "not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance"
 TITLES = {"1ABC": ("Trypsin inhibitor stand-in", "X-RAY DIFFRACTION", 1.0, "1990-01-01")}
@@ -74,18 +74,16 @@ def failures(junit):
     return out
 
 
-def main():
-    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
-        sys.exit(__doc__)
-    binary = os.path.abspath(sys.argv[1])
-    seconds = int(sys.argv[2]) if len(sys.argv) > 2 else 600
-    if not os.access(binary, os.X_OK):
-        sys.exit(f"{binary}: not an executable")
+
+@pytest.fixture(scope="module")
+def fuzzed(proteinar_bin, pytestconfig, request):
+    """The server fuzzed by schemathesis for the given seconds: what came of it."""
+    binary, seconds = proteinar_bin, int(pytestconfig.getoption("--schemathesis-seconds"))
     work = tempfile.mkdtemp(prefix="proteinar-schemathesis-")
     help_text = subprocess.run([binary, "serve", "--help"], capture_output=True, text=True).stdout
     extra = [x for i in range(0, len(GENEROUS), 2) for x in GENEROUS[i:i + 2] if GENEROUS[i] in help_text]
     archive = ArchiveStandIn({"1ABC.cif.gz": os.path.join(FIXTURES, "5PTI.cif.gz")}, TITLES)
-    failed = 0
+    failed_before = request.session.testsfailed
     try:
         server = ServerProcess(binary, work=work, rcsb_url=archive.url, extra=extra, name="schemathesis")
         admin = Account(server, "Fuzzer")
@@ -109,41 +107,35 @@ def main():
               f"{'was still running' if alive else 'had exited'}")
         for operation, codes in operations.items():
             print(f"     {operation}: {', '.join(codes)}")
-        if generated == 0:
-            print("FAIL schemathesis generated no test case (nothing was tried)")
-            failed += 1
-        elif done.returncode != 0 and operations and set(operations) <= tool_crashes(os.path.join(work, "junit.xml")):
-            # schemathesis itself crashed on these (e.g. CPython 3.11.7's "AST constructor recursion
-            # depth mismatch" inside hypothesis): each is tried again on its own, and must pass then.
-            again = subprocess.run(command[:command.index("--max-time") + 1] + ["120"] + command[command.index("--max-time") + 2:]
-                                   + [x for name in sorted(operations) for x in ("--include-name", name)],
-                                   cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "SCHEMATHESIS_HOOKS": ""})
-            tail = "\n".join(again.stdout.splitlines()[-8:])
-            if again.returncode == 0:
-                print(f"ok   schemathesis: {generated} test cases, no server error, no answer that breaks the document; the tool "
-                      f"crashed on {', '.join(sorted(operations))} and passed it again on its own:\n{tail}")
-            else:
-                print(f"FAIL schemathesis crashed on {', '.join(sorted(operations))}, and the run of it alone failed (exit {again.returncode}):\n{tail}")
-                failed += 1
-        elif done.returncode != 0:
-            print(f"FAIL schemathesis: {len(operations)} operations gave server errors or answers that break the document "
-                  f"(exit {done.returncode}; server log {server.log_path}, report {work}/junit.xml)")
-            failed += 1
-        else:
-            print(f"ok   schemathesis: {generated} test cases, no server error, no answer that breaks the document")
-        if not alive:
-            print("FAIL the server exited during the run")
-            failed += 1
+        yield dict(server=server, work=work, command=command, done=done, alive=alive, generated=generated, operations=operations)
         server.close()
     finally:
         archive.close()
-    print(f"{0 if failed else 1} passed, {failed} failed")
-    if failed:
-        print(f"logs: {work}")
+        if request.session.testsfailed > failed_before:
+            print(f"logs: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def test_schemathesis_finds_no_server_error_and_no_answer_that_breaks_the_document(fuzzed):
+    server, work, command, done = fuzzed["server"], fuzzed["work"], fuzzed["command"], fuzzed["done"]
+    generated, operations = fuzzed["generated"], fuzzed["operations"]
+    assert generated != 0, "schemathesis generated no test case (nothing was tried)"
+    if done.returncode != 0 and operations and set(operations) <= tool_crashes(os.path.join(work, "junit.xml")):
+        # schemathesis itself crashed on these (e.g. CPython 3.11.7's "AST constructor recursion
+        # depth mismatch" inside hypothesis): each is tried again on its own, and must pass then.
+        again = subprocess.run(command[:command.index("--max-time") + 1] + ["120"] + command[command.index("--max-time") + 2:]
+                               + [x for name in sorted(operations) for x in ("--include-name", name)],
+                               cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "SCHEMATHESIS_HOOKS": ""})
+        tail = "\n".join(again.stdout.splitlines()[-8:])
+        assert again.returncode == 0, f"schemathesis crashed on {', '.join(sorted(operations))}, and the run of it alone failed (exit {again.returncode}):\n{tail}"
+        print(f"ok   schemathesis: {generated} test cases, no server error, no answer that breaks the document; the tool "
+              f"crashed on {', '.join(sorted(operations))} and passed it again on its own:\n{tail}")
     else:
-        shutil.rmtree(work, ignore_errors=True)
-    sys.exit(1 if failed else 0)
+        assert done.returncode == 0, (f"schemathesis: {len(operations)} operations gave server errors or answers that break the document "
+                                      f"(exit {done.returncode}; server log {server.log_path}, report {work}/junit.xml)")
+        print(f"ok   schemathesis: {generated} test cases, no server error, no answer that breaks the document")
 
 
-if __name__ == "__main__":
-    main()
+def test_the_server_stays_up_through_schemathesis(fuzzed):
+    assert fuzzed["alive"], "the server exited during the run"

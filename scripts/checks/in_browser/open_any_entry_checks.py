@@ -1,4 +1,4 @@
-"""check-web.py's checks of opening any entry without an account (GitHub issue 28: looking is not
+"""test_web.py's checks of opening any entry without an account (GitHub issue 28: looking is not
 adding), on servers of their own with no starter library, so that every entry opened is new to them
 and comes from the stand-in archive:
 
@@ -29,12 +29,12 @@ import shutil
 import tempfile
 import time
 
-from .archive import ArchiveStandIn
-from .browser import Browser, register_through_page
+from proteinar_testing.archive import ArchiveStandIn
+from proteinar_testing.browser import Browser, register_through_page
 from .gesture_help_checks import AUDIT, MIN_TARGET_PX
-from .http_client import fetch, http
-from .paths import FIXTURES
-from .server import ServerProcess
+from proteinar_testing.http_client import fetch, http
+from proteinar_testing.paths import FIXTURES
+from proteinar_testing.server import ServerProcess
 
 PHONE = (390, 844)
 

@@ -1,4 +1,4 @@
-"""What a person sees on one screen of the web app, measured in the page (scripts/checks/check-tour.py):
+"""What a person sees on one screen of the web app, measured in the page (scripts/checks/test_tour.py):
 element ids that repeat, anything wider than the window, controls without a name or smaller than a
 fingertip (44 × 44 CSS px, WCAG 2.5.5), where the page is scrolled and whether the screen's main
 view is in sight below the top bar (and above the room's drawing tools), and the requests that failed."""

@@ -1,4 +1,4 @@
-"""check-web.py's checks of the Build screen: the piece buttons, the pieces in the 3D view and their
+"""test_web.py's checks of the Build screen: the piece buttons, the pieces in the 3D view and their
 AR link before Try, the Seed under More options, Try and its verdict, Try again (the next seed, valid
 again), Keep in the library, an impossible combination (no Try again: the verdict does not depend on
 the seed) and a length out of range. The browser is signed in (Keep needs an account)."""

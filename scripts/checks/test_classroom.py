@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """A classroom at once (issue 28): 30 requests sent together from one address, each on a connection
 of its own and without cookies (30 new anonymous clients), for one thing nobody has asked for yet.
 They must all be answered 200 with the same body, from one piece of work:
@@ -9,30 +8,28 @@ They must all be answered 200 with the same body, from one piece of work:
   3. an archive entry the server has never seen (GET /api/archive/1ABC, the stand-in archive's
      6WG6 file, sent after 0.5 s): 30 × 200, the same molecule, archiveDownloads +1, one file sent;
   4. that entry's viewer model (model.glb as the viewer asks for it, Surface): 30 × 200, identical,
-     one conversion.
+     one conversion (it needs the entry opened in 3: its fixture opens it when 3 did not run).
 Each piece of work takes a few hundred milliseconds at least, and each case also checks that all 30
 requests were sent before the first answer came (else a late one might just have found the result).
 
-    scripts/checks/check-classroom.py [PROTEINAR_BIN]     (default $PROTEINAR_BIN, else .build/release/proteinar)
-
 The figures come from GET /healthz?detail=true (with the server's --metrics-token) and the server's
-log. Prints ok/FAIL lines and `N passed, M failed`; exits 1 on a failure (the server's log is kept)."""
+log. Each case is a test whose checks print ok/FAIL lines; the server's log is kept on a failure."""
 import hashlib
 import os
 import re
 import shutil
-import sys
 import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
-from proteinar_testing import attack_tools as tools  # noqa: E402
-from proteinar_testing.accounts import rid  # noqa: E402
-from proteinar_testing.archive import ArchiveStandIn  # noqa: E402
-from proteinar_testing.paths import FIXTURES, ROOT  # noqa: E402
-from proteinar_testing.report import Tally  # noqa: E402
-from proteinar_testing.server import ServerDidNotStart, ServerProcess  # noqa: E402
+import pytest
+
+from proteinar_testing import attack_tools as tools
+from proteinar_testing.accounts import rid
+from proteinar_testing.archive import ArchiveStandIn
+from proteinar_testing.paths import FIXTURES
+from proteinar_testing.report import SoftChecks
+from proteinar_testing.server import ServerProcess
 
 CLASS = 30
 TOKEN = "check-classroom-" + rid("")
@@ -88,12 +85,6 @@ def together(check, label, margin):
                 f"the last left {-margin * 1000:.0f} ms after the first answer")
 
 
-
-
-
-
-
-
 def one_conversion(check, server, label, path, molecule):
     """Case: CLASS at once for a model or thumbnail of `molecule` nobody asked for."""
     before = settle(server)
@@ -138,47 +129,69 @@ def one_download(check, server, archive):
                 f"archiveDownloads {b} → {a}, the stand-in sent {archive.downloads}")
 
 
-def main():
-    sys.stdout.reconfigure(line_buffering=True)
-    default = os.environ.get("PROTEINAR_BIN", os.path.join(ROOT, ".build", "release", "proteinar"))
-    binary = sys.argv[1] if len(sys.argv) > 1 else default
-    if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
-        sys.exit(f"check-classroom: {binary} is not an executable (build it: swift build -c release)")
+@pytest.fixture(scope="module")
+def classroom(proteinar_bin):
+    """One server (with --metrics-token) and the stand-in archive holding 1ABC; the server's log is
+    kept (its folder printed) when a check of this module failed."""
     started = time.monotonic()
     work = tempfile.mkdtemp(prefix="proteinar-classroom-")
     archive = ArchiveStandIn({f"{NEW_ENTRY}.cif.gz": os.path.join(FIXTURES, "6WG6.cif.gz")}, {}, delay=0.5)
-    check = Tally()
     server = None
+    state = {"failed": False}
     try:
-        try:
-            server = ServerProcess(binary, work=work, rcsb_url=archive.url, extra=["--metrics-token", TOKEN], name="check-classroom")
-        except ServerDidNotStart as e:
-            check.check("the server starts", False, str(e))
-            return 1
+        server = ServerProcess(proteinar_bin, work=work, rcsb_url=archive.url, extra=["--metrics-token", TOKEN], name="check-classroom")
         print(f"{CLASS} clients at once from 127.0.0.1 (no cookies, a connection each) against {server.url} ({os.cpu_count()} cores)")
-        first = detail(server)
-        check.check("GET /healthz?detail=true reports conversionsRun and archiveDownloads",
-                    "conversionsRun" in first and "archiveDownloads" in first, f"got {sorted(first)}")
-        one_conversion(check, server, "a starter's AR model", f"/api/molecules/2XHE/model.usdz?{AR}", "2XHE")
-        one_conversion(check, server, "a starter's thumbnail", "/api/molecules/4JSV/thumbnail.png?size=1024&style=surface", "4JSV")
-        one_download(check, server, archive)
-        one_conversion(check, server, "the new entry's viewer model", f"/api/molecules/{NEW_ENTRY}/model.glb?{VIEWER}", NEW_ENTRY)
+        yield server, archive, state
         peak = tools.peak_rss_mb(server.pid)
         print(f"     server peak RSS {peak:.0f} MB; {time.monotonic() - started:.0f} s in all")
     finally:
         if server:
             server.close()
         archive.close()
-        print(check.summary())
-        if check.failed:
+        if state["failed"]:
             for name in os.listdir(work):
                 if name.startswith("data-"):
                     shutil.rmtree(os.path.join(work, name), ignore_errors=True)
             print(f"server log kept: {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
-    return check.exit_code()
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+@pytest.fixture
+def server(classroom, checks):
+    server, _, state = classroom
+    yield server
+    state["failed"] |= bool(checks.failures)
+
+
+@pytest.fixture(scope="module")
+def opened_entry(classroom):
+    """The 30 clients' opening of the new archive entry, once: its checks are kept for the test
+    that shows them; the viewer model's test needs the entry opened first."""
+    server, archive, state = classroom
+    checks = SoftChecks()
+    one_download(checks, server, archive)
+    state["failed"] |= bool(checks.failures)
+    return checks
+
+
+def test_healthz_detail_reports_conversions_and_archive_downloads(server, checks):
+    first = detail(server)
+    checks.check("GET /healthz?detail=true reports conversionsRun and archiveDownloads",
+                 "conversionsRun" in first and "archiveDownloads" in first, f"got {sorted(first)}")
+
+
+def test_a_class_asking_for_a_starters_ar_model_gets_one_conversion(server, checks):
+    one_conversion(checks, server, "a starter's AR model", f"/api/molecules/2XHE/model.usdz?{AR}", "2XHE")
+
+
+def test_a_class_asking_for_a_starters_thumbnail_gets_one_conversion(server, checks):
+    one_conversion(checks, server, "a starter's thumbnail", "/api/molecules/4JSV/thumbnail.png?size=1024&style=surface", "4JSV")
+
+
+def test_a_class_opening_a_new_archive_entry_gets_one_download(opened_entry, request):
+    request.node.soft_checks = [opened_entry]
+
+
+def test_a_class_asking_for_the_new_entrys_viewer_model_gets_one_conversion(opened_entry, server, checks):
+    one_conversion(checks, server, "the new entry's viewer model", f"/api/molecules/{NEW_ENTRY}/model.glb?{VIEWER}", NEW_ENTRY)

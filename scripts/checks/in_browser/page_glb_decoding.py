@@ -1,4 +1,4 @@
-"""check-web.py's checks of the page's own GLB decoder (Web/js/glb.js with js/meshopt-decode.js): the
+"""test_web.py's checks of the page's own GLB decoder (Web/js/glb.js with js/meshopt-decode.js): the
 viewer's GLB is the meshopt-compressed one (EXT_meshopt_compression), held to the server's
 uncompressed (quantised) file of the same model, and to files gltfpack compressed itself (-c: the same
 views, byte for byte; -cc: filters too). Needs Debian's gltfpack on PATH."""

@@ -1,19 +1,14 @@
-#!/usr/bin/env python3
-"""Compare `proteinar info FILE --json` counts with gemmi 0.7.5.
-
-    scripts/checks/compare-gemmi.py PROTEINAR_BINARY FILES...
+"""Compare `proteinar info FILE --json` counts with gemmi 0.7.5, a test per shared structure file
+(Tests/Fixtures/structures: the PDB, mmCIF and BinaryCIF files but the chemical components).
 
 Compares, for the first model: chains, residues, atoms; plus the number of
-models. Prints `OK ...` / `MISMATCH ...` / `FAIL ...` / `SKIP ...` per file and a
-final `N passed, M failed` line; exits 1 on any mismatch or tool failure, and when
+models. A mismatch or a tool's failure fails the file's test; the last test fails when
 nothing was compared (every file skipped).
 A file is skipped only when there is nothing to compare, in these cases:
   - not a PDB or mmCIF file by its name (.sdf, .mol, .xyz: gemmi reads no model);
   - gemmi reads the file but finds no atoms in a model (a chemical component file);
   - a BinaryCIF file with no matching mmCIF (see below).
 Anything else gemmi fails on is a failure of that file.
-Run with the venv from scripts/tools/setup-python.sh (re-executes itself there
-when gemmi is not importable).
 
 How gemmi.read_structure (0.7.5) counts -- what our reader must reproduce
 (from gemmi's src/pdb.cpp, src/mmcif.cpp, Model::merge_chain_parts, and
@@ -49,23 +44,24 @@ checked on /work/shared/structures, all equal to MANIFEST.tsv):
 * gemmi 0.7.5 cannot read BinaryCIF; for X.bcif(.gz) we compare against a
   matching X.cif(.gz) (case-insensitive) among FILES or next to the file.
 """
-import json, os, re, subprocess, sys
+import json
+import os
+import re
+import subprocess
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # scripts/, for proteinar_testing
-from proteinar_testing.report import finish_comparison  # noqa: E402
-from proteinar_testing.venv import require  # noqa: E402
+import gemmi
+import pytest
+
+from proteinar_testing.paths import structure_files
+
+MACRO = structure_files()
+compared = []
 
 STRUCTURE_FILE = re.compile(r"\.(pdb|ent|cif|mmcif|bcif)(\.gz)?$", re.I)
 
 
 class NoModel(ValueError):
     """gemmi read the file and found no atoms in a model: nothing to compare."""
-
-
-def import_gemmi():
-    require(__file__, ["gemmi"], "gemmi")
-    import gemmi
-    return gemmi
 
 
 def stem(path):
@@ -130,59 +126,44 @@ def fmt(c):
     return " ".join(f"{k}={c[k]}" for k in ("chains", "residues", "atoms", "models"))
 
 
-def main():
-    if len(sys.argv) < 3:
-        sys.exit(__doc__.split("\n\n")[1])
-    gemmi = import_gemmi()
-    binary, files = sys.argv[1], sys.argv[2:]
-    if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
-        sys.exit(f"compare-gemmi: {binary} is not an executable file (build proteinar first)")
-    passed = failed = 0
-    for path in files:
-        name = os.path.basename(path)
-        if not STRUCTURE_FILE.search(name):
-            print(f"SKIP {name}: not a PDB or mmCIF file (nothing for gemmi to count)")
-            continue
-        ref_path = path
-        if is_bcif(path):
-            ref_path = matching_mmcif(path, files)
-            if ref_path is None:
-                print(f"SKIP {name}: gemmi {gemmi.__version__} cannot read BinaryCIF "
-                      "and no matching mmCIF was found")
-                continue
-        try:
-            ref, ref_chains = gemmi_counts(gemmi, ref_path)
-        except NoModel as e:
-            print(f"SKIP {name}: {e}")
-            continue
-        except Exception as e:  # noqa: BLE001 — a structure gemmi cannot read is not a pass
-            print(f"FAIL {name}: gemmi cannot read it ({type(e).__name__}: {str(e).strip()[:100]})")
-            failed += 1
-            continue
-        row = manifest_row(ref_path)
-        if row and (str(ref["atoms"]), str(ref["residues"])) != (row["atoms_model1"], row["residues_model1"]):
-            print(f"  warning: gemmi disagrees with MANIFEST.tsv for {os.path.basename(ref_path)}")
-        try:
-            got, got_chains = ours(binary, path)
-        except Exception as e:
-            print(f"MISMATCH {name}: proteinar failed: {e}")
-            failed += 1
-            continue
-        via = f" (gemmi via {os.path.basename(ref_path)})" if ref_path != path else ""
-        if got == ref:
-            print(f"OK {name} {fmt(got)}{via}")
-            passed += 1
-        else:
-            diff = ",".join(k for k in got if got[k] != ref[k])
-            print(f"MISMATCH {name}: ours {fmt(got)} gemmi {fmt(ref)} (differs: {diff}){via}")
-            failed += 1
-        if got_chains != ref_chains:  # diagnostic only: helps find which chain is off
-            off = sorted(set(got_chains) | set(ref_chains))
-            print("  note: per-chain residues ours/gemmi: " + " ".join(
-                f"{c}:{got_chains.get(c, '-')}/{ref_chains.get(c, '-')}" for c in off
-                if got_chains.get(c) != ref_chains.get(c))[:400])
-    finish_comparison(passed, failed, files)
+
+@pytest.mark.parametrize("path", MACRO, ids=os.path.basename)
+def test_counts_agree_with_gemmi(proteinar_bin, path):
+    files, binary = MACRO, proteinar_bin
+    name = os.path.basename(path)
+    if not STRUCTURE_FILE.search(name):
+        pytest.skip(f"{name}: not a PDB or mmCIF file (nothing for gemmi to count)")
+    ref_path = path
+    if is_bcif(path):
+        ref_path = matching_mmcif(path, files)
+        if ref_path is None:
+            pytest.skip(f"{name}: gemmi {gemmi.__version__} cannot read BinaryCIF and no matching mmCIF was found")
+    try:
+        ref, ref_chains = gemmi_counts(gemmi, ref_path)
+    except NoModel as e:
+        pytest.skip(f"{name}: {e}")
+    except Exception as e:  # noqa: BLE001 — a structure gemmi cannot read is not a pass
+        compared.append(name)
+        pytest.fail(f"{name}: gemmi cannot read it ({type(e).__name__}: {str(e).strip()[:100]})")
+    compared.append(name)
+    row = manifest_row(ref_path)
+    if row and (str(ref["atoms"]), str(ref["residues"])) != (row["atoms_model1"], row["residues_model1"]):
+        print(f"  warning: gemmi disagrees with MANIFEST.tsv for {os.path.basename(ref_path)}")
+    try:
+        got, got_chains = ours(binary, path)
+    except Exception as e:  # noqa: BLE001
+        pytest.fail(f"MISMATCH {name}: proteinar failed: {e}")
+    via = f" (gemmi via {os.path.basename(ref_path)})" if ref_path != path else ""
+    if got_chains != ref_chains:  # diagnostic only: helps find which chain is off
+        off = sorted(set(got_chains) | set(ref_chains))
+        print("  note: per-chain residues ours/gemmi: " + " ".join(
+            f"{c}:{got_chains.get(c, '-')}/{ref_chains.get(c, '-')}" for c in off
+            if got_chains.get(c) != ref_chains.get(c))[:400])
+    diff = ",".join(k for k in got if got[k] != ref[k])
+    assert got == ref, f"MISMATCH {name}: ours {fmt(got)} gemmi {fmt(ref)} (differs: {diff}){via}"
+    print(f"OK {name} {fmt(got)}{via}")
 
 
-if __name__ == "__main__":
-    main()
+def test_gemmi_compared_at_least_one_file():
+    """Every file skipped is no evidence."""
+    assert compared, f"nothing compared: all {len(MACRO)} files were skipped (or none was selected)"

@@ -1,4 +1,4 @@
-"""check-draw.py's checks of the drawing room's history slider and of the others' camera markers
+"""test_draw.py's checks of the drawing room's history slider and of the others' camera markers
 (issue 18), run in its browser session while Ada (the owner, a desktop page) and Bob (a member, the
 Android phone) are both in the room `room_id` with a few strokes and a note.
 
@@ -16,7 +16,7 @@ import time
 
 from websockets.sync.client import connect as ws_connect
 
-from .http_client import fetch
+from proteinar_testing.http_client import fetch
 
 # What Bob's viewer holds now: the ids of the strokes it draws (residue balls left out), sorted.
 DRAWN = "return [...window.__proteinarRoom.drawn.keys()].filter((k) => !k.startsWith('note:')).sort()"

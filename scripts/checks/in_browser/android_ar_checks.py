@@ -1,8 +1,8 @@
-"""check-web.py's Android Chrome: WebXR immersive-ar with hit-test (navigator.xr stubbed, see
+"""test_web.py's Android Chrome: WebXR immersive-ar with hit-test (navigator.xr stubbed, see
 browser.XR_STUB), Scene Viewer beside it: View in AR on 1AKE (a clear layer before a surface, the
 reticle, a tap places, pinch and twist, a finger drags, Exit AR), then See pieces in AR on Build.
 One browser of its own, an Android phone's size and user agent."""
-from .browser import ANDROID_UA, XR_STUB, Browser
+from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser
 
 # Pixels of the 3D view's middle that are drawn (not transparent): what WebXR would lay over the camera.
 DRAWN = """const c = document.getElementById('viewer'); const t = document.createElement('canvas'); t.width = c.width; t.height = c.height;
@@ -11,7 +11,7 @@ let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++; return n / (
 
 
 def check_android_ar(base, check, keep_csp, canvas):
-    """`canvas`: check-web.py's script answering [drawn pixels, hash, pixels] of the 3D view."""
+    """`canvas`: test_web.py's script answering [drawn pixels, hash, pixels] of the 3D view."""
     phone = None
     try:
         phone = Browser(args=[f"--user-agent={ANDROID_UA}"], width=412, height=915)

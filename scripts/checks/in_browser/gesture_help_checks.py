@@ -1,4 +1,4 @@
-"""check-web.py's checks of the gestures, the controls the original apps had and the help, in a
+"""test_web.py's checks of the gestures, the controls the original apps had and the help, in a
 phone-sized page (390 × 844) with touch: the introduction closed by a downward swipe; Previous and
 Next through the library, and the start page offering to continue with the last molecule seen; a
 two-finger twist turning the 3D view; a double tap opening the style sheet; Hide hydrogens in the
@@ -8,7 +8,7 @@ the phone. Runs in a browser of its own against the run's server (its starter li
 signed out, then registered to create a room."""
 import os
 
-from .browser import Browser, register_through_page
+from proteinar_testing.browser import Browser, register_through_page
 
 WIDTH, HEIGHT = 390, 844
 MIN_TARGET_PX = 44

@@ -1,4 +1,4 @@
-"""check-draw.py's checks of the drawing room's phone features (issue 17, part 5), run at the end of
+"""test_draw.py's checks of the drawing room's phone features (issue 17, part 5), run at the end of
 its browser session with its two people: the hue slider and the colour said to screen readers, a
 note pinned to a residue shown in 3D at that residue, drawing in AR along the finger's ray (the
 WebXR stand-in given a transient 'screen' input with a targetRaySpace) and a tap making a dot, the
@@ -11,7 +11,7 @@ import os
 import re
 import time
 
-from .http_client import fetch
+from proteinar_testing.http_client import fetch
 
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
 # The newest stroke once the room holds `n` strokes (and it has more than `min` points), else null.

@@ -1,11 +1,11 @@
-"""check-web.py's checks of pictures, videos and AR photos (Web/js/capture.js, ar-photo.js) and of
+"""test_web.py's checks of pictures, videos and AR photos (Web/js/capture.js, ar-photo.js) and of
 the status line's words while the server works (progress-text.js), on an Android-sized phone with
 XR_STUB. Chromium here has no share sheet and records no MP4, so the page's MediaRecorder,
 navigator.share and navigator.canShare are stand-ins that say what they were given; so is WebXR's
 camera image (a magenta picture, for the browser that grants `camera-access`)."""
 import re
 
-from .browser import ANDROID_UA, XR_STUB, Browser
+from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser
 
 # Before the page's own scripts: every text a status line (or a progress bar's words) shows, kept.
 SAID = r"""(() => {
@@ -95,7 +95,7 @@ STATUS = "return document.getElementById('status').textContent"
 
 def check_capture(base, check, keep_csp):
     """Camera, Record, the share sheet and downloads, the AR photo, and the status line's words;
-    `keep_csp(browser)` is handed the phone before it closes (check-web gathers CSP violations)."""
+    `keep_csp(browser)` is handed the phone before it closes (test_web gathers CSP violations)."""
     phone = None
     try:
         phone = Browser(args=[f"--user-agent={ANDROID_UA}"], width=412, height=915)
@@ -206,7 +206,7 @@ def check_capture(base, check, keep_csp):
             got and got[1] == "image/png" and got[4][3] == 0 and got[5] > 0.05 and note and "transparent background" in note
             and js("return window.__camera.images") == 0), f"{got} / {note}")
         phone.click("#ar-exit")
-    except Exception as e:  # noqa: BLE001 — one failed check, the rest of check-web goes on
+    except Exception as e:  # noqa: BLE001 — one failed check, the rest of test_web goes on
         check("the capture run finished", False, repr(e))
     finally:
         if phone:
