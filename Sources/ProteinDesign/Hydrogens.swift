@@ -74,7 +74,7 @@ extension BackboneChain {
 
 /// How close a hydrogen may come to atoms of other residues while side chains turn to clear it
 /// (Å): van der Waals contact less 0.4 Å, the overlap MolProbity's probe calls a clash (radii H
-/// 1.17, C and S 1.75, N 1.55, O 1.40 Å; the same table as check-designs.py). A polar hydrogen may
+/// 1.17, C and S 1.75, N 1.55, O 1.40 Å; the same table as test_designs.py). A polar hydrogen may
 /// come as close as a hydrogen bond (1.6 Å) to an N or O.
 private enum HydrogenLimit {
     static let toHydrogen = 1.94

@@ -77,7 +77,7 @@ struct SideChainTests {
 }
 
 /// Hydrogens, when asked for: every one bonded to one heavy atom of its residue, the verdict
-/// unchanged, no heavy-atom clash (check-designs.py compares the partners with the CCD's).
+/// unchanged, no heavy-atom clash (test_designs.py compares the partners with the CCD's).
 @Suite("Hydrogens")
 struct HydrogenTests {
     /// Hydrogens per residue inside the chain at pH 7: the CCD's, less the carboxyl's HXT and the

@@ -2,7 +2,7 @@
 // the octahedral, quaternion and exponential filters), so the viewer can take the compact GLB the
 // server makes for it (a quarter of the quantised file). Plain ES module, written from the format
 // description in KhronosGroup/glTF extensions/2.0/Vendor/EXT_meshopt_compression/README.md
-// (Appendix A: bitstream, Appendix B: filters); check-web.py holds it to gltfpack's files and to the
+// (Appendix A: bitstream, Appendix B: filters); test_web.py holds it to gltfpack's files and to the
 // server's uncompressed GLB.
 //
 // All decoders write into `target` (a Uint8Array of at least count * byteStride bytes) and throw an
