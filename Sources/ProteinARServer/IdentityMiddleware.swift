@@ -4,25 +4,23 @@ import Hummingbird
 import HummingbirdAuth
 import Storage
 
-/// hummingbird-auth's authenticator for every API request: who sent it (an
-/// account by bearer token or session cookie, a guest by guest key, or nobody) into
-/// `context.identity`. Credentials that are not valid are kept as the identity's refusal and
-/// refused where a route asks who is there (`ServerContext.identity()`), so that a route that never
-/// asks serves the request as it would anyone's.
+/// hummingbird-auth's authenticator for every HTTP request: who sent it (an account by bearer
+/// token or session cookie, a guest by guest key, or nobody) into `context.identity`. Credentials
+/// that are not valid are kept as the identity's refusal and refused where a route asks who is
+/// there (`checkedIdentity()`), so that a route that never asks serves the request as it would
+/// anyone's. The live socket, upgraded before any route, asks `AccountService.identify` itself.
 struct IdentityMiddleware<Context: AuthRequestContext<Identity>>: AuthenticatorMiddleware {
     let accounts: AccountService
-    /// The guest key may come in the address (`?guest=`) as well as in the `X-Guest-Key` header: only
-    /// on the live socket (a browser's WebSocket cannot send headers), which asks for it itself.
-    var guestKeyInQuery = false
 
     func authenticate(request: Request, context: Context) async throws -> Identity? {
-        try await accounts.identify(request, guestKeyInQuery: guestKeyInQuery)
+        try await accounts.identify(request, guestKeyInQuery: false)
     }
 }
 
 extension AccountService {
     /// Who sent `request`: its bearer token, else its session cookie, and for someone not signed in
-    /// its guest key (the `X-Guest-Key` header; with `guestKeyInQuery`, `?guest=` too).
+    /// its guest key (the `X-Guest-Key` header; with `guestKeyInQuery`, `?guest=` too: the live
+    /// socket's, as a browser's WebSocket cannot send headers).
     func identify(_ request: Request, guestKeyInQuery: Bool) async throws -> Identity {
         let bearer = request.headers[.authorization].flatMap { auth in
             auth.lowercased().hasPrefix("bearer ") ? String(auth.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
