@@ -1,6 +1,6 @@
 import Foundation
-import Storage
 import Rooms
+import Storage
 
 /// A room as the API shows it to one person: its settings and that person's part in it.
 public struct RoomJSON: Encodable, Sendable {

@@ -1,7 +1,7 @@
 import Foundation
-import Storage
 import NIOConcurrencyHelpers
 import PDBArchive
+import Storage
 
 /// How the archive cache behaves: the entries anyone opened from the RCSB PDB or AlphaFold DB
 /// without adding them to the library.

@@ -1,8 +1,8 @@
 import Foundation
-import Storage
 import Molecule
 import MoleculeMesh
 import ProteinDesign
+import Storage
 
 /// Designs from the builder, for the server: built in a worker slot (it is CPU work), with motif
 /// examples from this library, turned into models, and kept in the library on request.

@@ -1,6 +1,6 @@
-import Storage
 import NIOConcurrencyHelpers
 import NIOCore
+import Storage
 
 /// The most recently served models, in memory, as ready-to-send buffers: a cached model is sent
 /// without a database read or a copy (buffers are shared, not duplicated, per response). Least

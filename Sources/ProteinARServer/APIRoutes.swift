@@ -3,8 +3,8 @@ import Hummingbird
 import MoleculeLibrary
 import MoleculeMesh
 import PDBArchive
-import SceneExport
 import Rooms
+import SceneExport
 import Storage
 
 /// The JSON API under `/api` (described in `/api/openapi.yaml`).

@@ -3,8 +3,8 @@ import Hummingbird
 import Molecule
 import MoleculeLibrary
 import ProteinDesign
-import SceneExport
 import Rooms
+import SceneExport
 import Storage
 
 /// The builder over HTTP. `POST /api/designs` builds a design and says whether it holds together

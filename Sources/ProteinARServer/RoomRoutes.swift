@@ -6,8 +6,8 @@ import MoleculeLibrary
 import NIOCore
 import RoomHost
 import RoomModels
-import SceneExport
 import Rooms
+import SceneExport
 import Storage
 
 /// Rooms over HTTP: list, create, read, change settings, the log, and submitting an operation

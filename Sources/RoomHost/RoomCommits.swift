@@ -1,7 +1,7 @@
 import Foundation
-import Storage
 import Logging
 import Rooms
+import Storage
 
 /// Committing: operations are checked against the room's rules, stored in batches, and only then
 /// told to the room's subscribers and reported accepted.

@@ -1,7 +1,7 @@
 import Foundation
-import Storage
 import Logging
 import Rooms
+import Storage
 
 /// Hosts drawing rooms on a library store: loads a room from its latest snapshot and the log's
 /// tail, checks each operation with the room's rules, stores it, and only then reports it accepted,

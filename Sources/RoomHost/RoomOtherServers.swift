@@ -1,6 +1,6 @@
 import Foundation
-import Storage
 import Rooms
+import Storage
 
 /// Other servers on the same store: their appended operations and settings notices reach this
 /// server's subscribers, and a room held here is read again when it fell behind.

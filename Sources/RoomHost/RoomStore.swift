@@ -1,6 +1,6 @@
 import Foundation
-import Storage
 import Rooms
+import Storage
 
 /// How a host reads a room from its store, away from the actor: the log a page at a time, the
 /// stored state (snapshot and tail), a past state from the history base, and when to snapshot and

@@ -1,6 +1,6 @@
 import Foundation
-import Storage
 import Rooms
+import Storage
 
 /// Subscriptions: live views of a room (its state, then its operations in order), settings changes
 /// and who may go on reading, and letting rooms go from memory once nobody needs them.

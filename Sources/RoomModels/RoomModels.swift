@@ -1,10 +1,10 @@
 import Crypto
 import Geometry
-import Storage
 import MoleculeLibrary
 import MoleculeMesh
-import SceneExport
 import Rooms
+import SceneExport
+import Storage
 
 /// A room as a model file: its strokes as tubes and its molecule where the room placed it.
 public struct RoomModel: Sendable, Equatable {

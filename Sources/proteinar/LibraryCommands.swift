@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import Storage
 import MoleculeLibrary
 import PDBArchive
+import Storage
 
 struct FetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

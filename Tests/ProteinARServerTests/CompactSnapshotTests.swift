@@ -1,7 +1,7 @@
 import CompressNIO
 import Foundation
-import NIOCore
 @testable import LiveRooms
+import NIOCore
 @testable import ProteinARServer
 import Rooms
 import Testing

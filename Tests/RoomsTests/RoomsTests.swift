@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 @testable import Rooms
+import Testing
 import TextOutput
 
 /// Rooms without I/O: ordering, resends, undo, permissions, bad operations, snapshots.

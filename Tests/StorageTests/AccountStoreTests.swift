@@ -1,7 +1,7 @@
 import Foundation
 import Storage
-import Testing
 import TestSupport
+import Testing
 
 /// Accounts and sessions in both stores: unique e-mails, sessions that expire and end.
 @Suite("Account store")

@@ -1,7 +1,7 @@
 import Foundation
 import Storage
-import Testing
 import TestSupport
+import Testing
 
 /// Room invitations in both stores: by room and e-mail, bounded per room, renewed not doubled, and
 /// kept when the store is migrated again.

@@ -1,7 +1,7 @@
 import Foundation
 import Storage
-import Testing
 import TestSupport
+import Testing
 
 /// Rooms in both stores: settings, an append-only numbered log (a number taken once), snapshots.
 @Suite("Room logs")

@@ -1,7 +1,7 @@
 import Foundation
 import Storage
-import Testing
 import TestSupport
+import Testing
 
 /// The two stores behave alike: records, files, the model cache's size cap and LRU eviction.
 @Suite("Library stores")

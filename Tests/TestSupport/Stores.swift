@@ -1,6 +1,6 @@
 import Foundation
-import Storage
 import PostgresNIO
+import Storage
 
 /// Which store a test runs on. PostgreSQL comes from `PROTEINAR_TEST_POSTGRES_URL` (scripts/test
 /// starts a server from Debian's package and sets it); each test gets a database of its own.

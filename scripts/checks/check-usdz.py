@@ -33,6 +33,7 @@ from the repository root; .venv-usd/ is gitignored). The first run creates it
 and needs PyPI; later runs work offline. The script re-runs itself with the
 venv's python.
 """
+import fcntl
 import os
 import subprocess
 import sys
@@ -137,8 +138,14 @@ def main():
     inside = os.path.realpath(sys.prefix) == os.path.realpath(VENV)
     if not inside:
         if not ready():
+            # Runs at once (check-conversions checks its files in two halves) set the venv up
+            # once: the others wait on the lock, then find it ready.
             try:
-                set_up()
+                os.makedirs(os.path.dirname(VENV), exist_ok=True)
+                with open(VENV.rstrip(os.sep) + ".lock", "w") as lock:
+                    fcntl.flock(lock, fcntl.LOCK_EX)
+                    if not ready():
+                        set_up()
             except (subprocess.CalledProcessError, OSError, RuntimeError, KeyError) as e:
                 log(f"set-up failed: {e}")
                 return 2
