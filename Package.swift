@@ -99,6 +99,7 @@ let package = Package(
             dependencies: [
                 "Rooms", "Storage",
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),

@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdBcrypt
+import NIOConcurrencyHelpers
 import NIOPosix
 import Rooms
 import Storage
@@ -10,6 +11,9 @@ import Storage
 public struct AccountService: Sendable {
     public let store: any AccountStore
     let throttle = SignInThrottle()
+    /// Sessions looked up in the store since the server started (`/healthz?detail=true`): one per
+    /// request that sends a cookie or token to a route that asks who is there.
+    public let sessionLookups = NIOLockedValueBox(0)
     public static let sessionLifetime: TimeInterval = 30 * 24 * 3600
     /// bcrypt's work factor: about 60 ms a hash on one core here, so guessing is slow and signing in is not.
     static let bcryptCost: UInt8 = 10
@@ -50,6 +54,7 @@ public struct AccountService: Sendable {
 
     private func session(_ token: String) async throws -> (StoredSession, StoredAccount)? {
         guard (16...128).contains(token.utf8.count) else { return nil }
+        sessionLookups.withLockedValue { $0 += 1 }
         guard let session = try await store.session(tokenHash: Self.hash(token)),
               let account = try await store.account(id: session.accountID) else { return nil }
         return (session, account)
@@ -72,12 +77,25 @@ public struct AccountService: Sendable {
     }
 
     /// Registers an account (the first of a server is its administrator) and signs it in.
-    public func register(email rawEmail: String, password: String, name: String?) async throws -> NewSession {
-        let email = try Self.validEmail(rawEmail)
-        guard (8...128).contains(password.count) else { throw AccountError(.badRequest, "password: 8 to 128 characters") }
-        let name = try Self.oneLine(name ?? String(email.prefix { $0 != "@" }), field: "name", maximum: 80)
+    /// A registration form, checked: what `register` stores. Checking it is cheap, so a bad form
+    /// is refused before any password is hashed for it.
+    public struct Registration: Sendable {
+        public let email: String
+        public let password: String
+        public let name: String
+
+        public init(email rawEmail: String, password: String, name: String?) throws(AccountError) {
+            email = try AccountService.validEmail(rawEmail)
+            guard (8...128).contains(password.count) else { throw AccountError(.badRequest, "password: 8 to 128 characters") }
+            self.password = password
+            self.name = try AccountService.oneLine(name ?? String(email.prefix { $0 != "@" }), field: "name", maximum: 80)
+        }
+    }
+
+    public func register(_ form: Registration) async throws -> NewSession {
+        let password = form.password
         let hash = try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: Self.bcryptCost) }
-        let account = StoredAccount(id: "a" + RandomToken.hex(), email: email, name: name, passwordHash: hash, createdAt: Date())
+        let account = StoredAccount(id: "a" + RandomToken.hex(), email: form.email, name: form.name, passwordHash: hash, createdAt: Date())
         guard try await store.createAccount(account) else {
             throw AccountError(.conflict, "an account with this e-mail exists already; sign in instead")
         }

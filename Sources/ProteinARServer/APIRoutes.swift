@@ -24,21 +24,23 @@ struct APIRoutes: Sendable {
     /// (what another site's page may send without asking) is refused before anything is read.
     static let fileTypes = ["chemical/", "application/octet-stream", "application/gzip", "application/x-gzip"]
 
-    func register(on router: Router<ServerContext>) {
-        let api = router.group("api")
-        api.get("molecules") { request, context in try await list(request, context) }
-        api.post("molecules") { request, context in try await add(request, context: context) }
+    /// `asking`: the routes that ask who sent the request (behind the authenticator); `api`: those
+    /// that serve anyone alike (a molecule, its file, models and thumbnails, the model options),
+    /// which cost no session lookup unless they start costly work (`identified(_:by:)`).
+    func register(on api: RouterGroup<ServerContext>, asking: RouterGroup<ServerContext>) {
+        asking.get("molecules") { request, context in try await list(request, context) }
+        asking.post("molecules") { request, context in try await add(request, context: context) }
         api.get("molecules/:id") { _, context in try await detail(context) }
-        api.delete("molecules/:id") { request, context in try await remove(request, context) }
-        api.put("profile/molecules/:id") { request, context in try await keep(request, context, true) }
-        api.delete("profile/molecules/:id") { request, context in try await keep(request, context, false) }
+        asking.delete("molecules/:id") { request, context in try await remove(request, context) }
+        asking.put("profile/molecules/:id") { request, context in try await keep(request, context, true) }
+        asking.delete("profile/molecules/:id") { request, context in try await keep(request, context, false) }
         api.get("molecules/:id/file") { request, context in try await file(request, context: context) }
         api.get("molecules/:id/:resource") { request, context in try await resource(request, context: context, head: false) }
         api.head("molecules/:id/:resource") { request, context in try await resource(request, context: context, head: true) }
-        api.get("archive/:id") { request, context in try await open(request, context) }
-        api.get("search") { request, context in try await search(request, context) }
+        asking.get("archive/:id") { request, context in try await open(request, context) }
+        asking.get("search") { request, context in try await search(request, context) }
         api.get("model-options") { _, _ in Self.modelOptions }
-        DesignRoutes(service: service, accounts: accounts, limits: limits, fairShare: fairShare).register(on: api)
+        DesignRoutes(service: service, accounts: accounts, limits: limits, fairShare: fairShare).register(on: api, asking: asking)
     }
 
     /// What the model routes accept (`ModelOptionsDescription`), written once: the page's menus
@@ -254,7 +256,10 @@ struct APIRoutes: Sendable {
         for (k, v) in request.uri.queryParameters { parameters[String(k)] = String(v) }
         if name == "thumbnail.png" {
             let picture = try call { try ModelRequest.picture(parameters) }
-            let png = try await fairShare.work(for: request, context) {
+            if let png = try await call({ try await service.hotModel(id: id, request: picture) }) {
+                return Responses.bytes(png.buffer, type: png.mediaType, etag: png.key, request: request, head: head, disposition: nil)
+            }
+            let png = try await fairShare.work(for: request, try await context.identified(request, by: accounts.service)) {
                 try await service.servedModel(id: id, request: picture, admission: $0)
             }
             return Responses.bytes(png.buffer, type: png.mediaType, etag: png.key, request: request, head: head, disposition: nil)
@@ -265,7 +270,7 @@ struct APIRoutes: Sendable {
         }
         let modelRequest = try call { try ModelRequest(format: format, parameters: parameters) }
         if Responses.wantsEventStream(request), !head {
-            let admission = fairShare.admission(for: try await Self.share(request, context))
+            let admission = fairShare.admission(for: try await Self.share(request, try await context.identified(request, by: accounts.service)))
             return Responses.eventStream { progress in
                 let model = try await service.model(id: id, request: modelRequest, admission: admission, progress: progress)
                 var url = "/api/molecules/\(id)/\(name)"
@@ -279,7 +284,7 @@ struct APIRoutes: Sendable {
             return Responses.bytes(model.buffer, type: model.mediaType, etag: model.key, request: request, head: head,
                                    disposition: disposition, negotiated: true)
         }
-        let model = try await fairShare.work(for: request, context) {
+        let model = try await fairShare.work(for: request, try await context.identified(request, by: accounts.service)) {
             try await service.servedModel(id: id, request: modelRequest, admission: $0)
         }
         return Responses.bytes(model.buffer, type: model.mediaType, etag: model.key, request: request, head: head, disposition: disposition,

@@ -41,12 +41,10 @@ struct AccountRoutes: Sendable {
     func create(_ request: Request, _ context: ServerContext) async throws -> Response {
         let body = try await JSONBody.decode(Credentials.self, from: request, example: #"{"email": "…", "password": "…", "name": "…"}"#)
         // The form is checked before a password is hashed for it.
-        _ = try call { try AccountService.validEmail(body.email) }
-        guard (8...128).contains(body.password.count) else { throw APIError(.badRequest, "password: 8 to 128 characters") }
-        _ = try call { try AccountService.oneLine(body.name ?? String(body.email.prefix { $0 != "@" }), field: "name", maximum: 80) }
+        let form = try call { try AccountService.Registration(email: body.email, password: body.password, name: body.name) }
         let kind = try Self.kind(body.kind)
         try call { try passwordHashes.take(context.clientAddress, what: "registrations and sign-ins") }
-        let started = try await call { try await service.register(email: body.email, password: body.password, name: body.name) }
+        let started = try await call { try await service.register(form) }
         return try answer(started, kind: kind, request: request, status: .created)
     }
 

@@ -19,8 +19,10 @@ struct DesignRoutes: Sendable {
     let limits: ServerLimits
     let fairShare: FairShare
 
-    func register(on api: RouterGroup<ServerContext>) {
-        api.post("designs") { request, context in try await build(request, context) }
+    /// `asking`: behind the authenticator (a design kept in the library has an owner); a design's
+    /// files serve anyone alike.
+    func register(on api: RouterGroup<ServerContext>, asking: RouterGroup<ServerContext>) {
+        asking.post("designs") { request, context in try await build(request, context) }
         api.get("designs/:file") { request, context in try await file(request, context: context) }
     }
 
@@ -135,7 +137,7 @@ struct DesignRoutes: Sendable {
         if let hot = service.hot.get(key) {
             buffer = hot.buffer
         } else {
-            let bytes = try await fairShare.work(for: request, context) { admission in
+            let bytes = try await fairShare.work(for: request, try await context.identified(request, by: accounts.service)) { admission in
                 try await service.designFile(key: key, admission: admission) {
                     if isPieces, let model { return try await service.piecesModel(of: spec, request: model) }
                     let design = try await service.design(spec)

@@ -4,11 +4,13 @@ import Hummingbird
 import HummingbirdAuth
 import Storage
 
-/// hummingbird-auth's authenticator for every HTTP request: who sent it (an account by bearer
-/// token or session cookie, a guest by guest key, or nobody) into `context.identity`. Credentials
-/// that are not valid are kept as the identity's refusal and refused where a route asks who is
-/// there (`checkedIdentity()`), so that a route that never asks serves the request as it would
-/// anyone's. The live socket, upgraded before any route, asks `AccountService.identify` itself.
+/// hummingbird-auth's authenticator for the routes that ask who sent a request (`buildRouter`'s
+/// `asking` group): an account by bearer token or session cookie, a guest by guest key, or nobody,
+/// into `context.identity`. Credentials that are not valid are kept as the identity's refusal and
+/// refused where the route asks (`checkedIdentity()`), so a route that asks only sometimes serves
+/// the request as it would anyone's otherwise. Routes that serve anyone alike (models, thumbnails,
+/// tiles) skip it and look up who is there only before costly work (`identified(_:by:)`); the live
+/// socket, upgraded before any route, asks `AccountService.identify` itself.
 struct IdentityMiddleware<Context: AuthRequestContext<Identity>>: AuthenticatorMiddleware {
     let accounts: AccountService
 
@@ -27,6 +29,18 @@ extension AccountService {
         }
         let guestKey = request.headers[HTTPField.Name("X-Guest-Key")!] ?? (guestKeyInQuery ? request.uri.queryParameters.get("guest").map { String($0) } : nil)
         return try await identify(bearer: bearer, cookie: request.cookies[AccountRoutes.cookieName]?.value, guestKey: guestKey)
+    }
+}
+
+extension ServerContext {
+    /// This context with who sent `request`, for a route without the authenticator that is about
+    /// to start costly work (a conversion counts against the account's fair share, not the
+    /// browser's): the session is looked up then, not for every model a phone fetches.
+    func identified(_ request: Request, by accounts: AccountService) async throws -> ServerContext {
+        guard identity == nil else { return self }
+        var context = self
+        context.identity = try await accounts.identify(request, guestKeyInQuery: false)
+        return context
     }
 }
 

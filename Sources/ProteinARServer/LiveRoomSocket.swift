@@ -56,7 +56,7 @@ struct LiveRoomSocket: Sendable {
         let peer = channel.remoteAddress?.ipAddress ?? "unknown"
         let admission: Result<(Identity, UInt64?, SnapshotForm), any Error>
         do {
-            admission = .success(try await admit(request, identity: try await accounts.service.identify(request, guestKeyInQuery: true)))
+            admission = .success(try await admit(request))
         } catch {
             admission = .failure(error)
         }
@@ -93,12 +93,14 @@ struct LiveRoomSocket: Sendable {
     }
 
     /// Who connects to which room, resuming after which sequence, and in which form a snapshot comes.
-    private func admit(_ request: Request, identity sent: Identity) async throws -> (Identity, UInt64?, SnapshotForm) {
+    /// A `token=` is refused before the session is looked up.
+    private func admit(_ request: Request) async throws -> (Identity, UInt64?, SnapshotForm) {
         let query = request.uri.queryParameters
         // A token in the address would end up in logs and histories: it is refused, not ignored.
         guard query.get("token") == nil else {
             throw APIError(.badRequest, "token: a session token is not read from the address; send it as the header Authorization: Bearer <token>")
         }
+        let sent = try await accounts.service.identify(request, guestKeyInQuery: true)
         let identity = try call { try sent.checked() }
         if identity.viaCookie, let origin = request.headers[.origin] {
             // Another site's page could open a socket with our cookie: only our own pages may.

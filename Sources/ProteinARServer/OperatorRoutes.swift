@@ -8,6 +8,7 @@ import NIOCore
 /// figures behind the metrics token), `/metrics` (Prometheus) and `/api/openapi.yaml`.
 struct OperatorRoutes: Sendable {
     let library: LibraryService
+    let accounts: AccountService
     /// The token `/metrics` and `/healthz?detail=true` need; nil: no metrics.
     let metricsToken: String?
     let edge: ConnectionCounter
@@ -34,7 +35,8 @@ struct OperatorRoutes: Sendable {
             let figures = library.counters.now
             let cache = try await library.archiveCacheSize()
             fields += [("conversionsRun", .int(figures.conversionsRun)), ("archiveDownloads", .int(figures.archiveDownloads)),
-                       ("archiveCacheEntries", .int(cache.entries)), ("archiveCacheBytes", .int(cache.bytes))]
+                       ("archiveCacheEntries", .int(cache.entries)), ("archiveCacheBytes", .int(cache.bytes)),
+                       ("sessionLookups", .int(accounts.sessionLookups.withLockedValue { $0 }))]
         }
         var response = Responses.json(JSONText.render(.object(fields)))
         response.headers[.cacheControl] = "no-store"

@@ -98,24 +98,25 @@ public enum ProteinARServer {
         for (name, folder) in configuration.webLibraries.sorted(by: { $0.key < $1.key }) where FileManager.default.fileExists(atPath: folder) {
             router.add(middleware: FileMiddleware(folder, urlBasePath: "/vendor/\(name)", logger: logger))
         }
-        // After the files: a page's scripts and pictures cost no session lookup.
-        router.add(middleware: IdentityMiddleware<ServerContext>(accounts: services.accounts))
+        // Who is asking, for the routes that ask: models, thumbnails, tiles and the page's files cost
+        // no session lookup (a class's phones fetch those most).
+        let api = router.group("api")
+        let asking = router.group("api").add(middleware: IdentityMiddleware<ServerContext>(accounts: services.accounts))
         let limits = configuration.limits
         let library = services.library
         APIRoutes(service: library, accounts: services.accountRoutes, limits: limits, fairShare: services.fairShare,
                   uploads: RateLimiter(burst: limits.uploadsPerHour, per: 3600), openings: ArchiveOpenings(limits: limits),
-                  searches: SearchLimits(limits: limits)).register(on: router)
-        let api = router.group("api")
-        services.accountRoutes.register(on: api)
+                  searches: SearchLimits(limits: limits)).register(on: api, asking: asking)
+        services.accountRoutes.register(on: asking)
         RoomRoutes(service: library, host: services.host, accounts: services.accountRoutes, limits: limits, fairShare: services.fairShare)
-            .register(on: api)
+            .register(on: asking)
         InvitationRoutes(host: services.host, accounts: services.accountRoutes,
                          budget: InvitationBudget(perHour: limits.invitationsPerHour, perDay: limits.invitationsPerDay))
-            .register(on: api)
+            .register(on: asking)
         PhoneAddress(publicURL: configuration.publicURL, secure: configuration.tlsCertificate != nil, listensOn: configuration.host)
             .register(on: api)
         MapTiles(template: configuration.tileServer, attribution: configuration.tileAttribution).register(on: router)
-        OperatorRoutes(library: library, metricsToken: configuration.metricsToken, edge: services.edge).register(on: router)
+        OperatorRoutes(library: library, accounts: services.accounts, metricsToken: configuration.metricsToken, edge: services.edge).register(on: router)
         return router
     }
 

@@ -133,4 +133,33 @@ struct AccessTests {
         }
         #expect(try await server.get("/api/profile?token=\(server.adminToken)", anonymous: true).status == 401)
     }
+
+    @Test("a signed-in phone's models, thumbnails and pages cost no session lookup; routes that ask look it up once")
+    func sessionLookups() async throws {
+        let server = try await TestServer.start(.sqlite) { $0.metricsToken = "metrics-token-for-tests" }
+        defer { Task { await server.stop() } }
+        func lookups() async throws -> Int {
+            let detail = try await server.get("/healthz?detail=true", headers: ["Authorization": "Bearer metrics-token-for-tests"], anonymous: true)
+            return detail.json["sessionLookups"] as? Int ?? -1
+        }
+        let model = "/api/molecules/1UBI/model.glb?style=cartoon"
+        let thumbnail = "/api/molecules/1UBI/thumbnail.png?size=64"
+        // Converted once: costly work counts against the account's fair share, so the session is looked up.
+        let first = try await lookups()
+        #expect(try await server.get(model).status == 200)
+        #expect(try await server.get(thumbnail).status == 200)
+        #expect(try await lookups() == first + 2)
+        // Served from memory, as a class's phones fetch them: no lookup, however many.
+        let before = try await lookups()
+        for path in [model, thumbnail, "/api/molecules/1UBI", "/api/model-options", "/", "/js/app.js", "/api/map"] {
+            for _ in 0..<3 {
+                let status = try await server.get(path).status
+                #expect(status == 200, "\(path)")
+            }
+        }
+        #expect(try await lookups() == before)
+        // A route that asks who is there looks the session up once.
+        #expect(try await server.get("/api/session").status == 200)
+        #expect(try await lookups() == before + 1)
+    }
 }
