@@ -54,7 +54,7 @@ public struct ServerConfiguration: Sendable {
     /// joiner's snapshot shrinks several times; small ones (an operation, an ack) go as they are.
     public var socketCompression = true
     /// Operations of each room's history the log keeps at least (0: all); older ones are folded
-    /// into the room's history base (docs/draw-together.md).
+    /// into the room's history base (docs/rooms.md).
     public var roomHistoryOperations = 100_000
     public init() {}
 }

@@ -23,7 +23,7 @@ public enum PieceKind: String, Sendable, CaseIterable, Codable {
     /// What error messages list as accepted names.
     public static let acceptedNames = "helix, strand (or sheet), coil (or flexible-coil), rigid-coil (or ppii)"
 
-    /// The name in verdicts, the same as the Build screen's buttons: "Helix – Flex coil – Helix". A
+    /// The name in verdicts, the same as the Design screen's buttons: "Helix – Flex coil – Helix". A
     /// Sheet piece is one β-strand; two side by side, joined by a short turn, make a sheet.
     public var displayName: String {
         switch self {

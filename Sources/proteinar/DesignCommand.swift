@@ -5,15 +5,16 @@ import MoleculeLibrary
 import ProteinDesign
 import SceneExport
 
-struct BuildCommand: ParsableCommand {
+struct DesignCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "build",
+        commandName: "design",
         abstract: "Design a protein from helix, strand and coil pieces: build it with ideal geometry and say whether it holds together.",
         discussion: """
             Pieces in order, each with an optional length: helix:14,coil:4,helix:14. Names: helix, strand (or sheet), \
             coil (flexible), rigid-coil (polyproline II). The output's extension picks the format: .pdb, .cif, or a \
             cartoon model (.usdz, .glb, .obj, .stl, .dae, .ply).
-            """)
+            """,
+        aliases: ["build"])
 
     @Argument(help: "The pieces, e.g. helix:14,coil:4,helix:14.") var pieces: String
     @Option(help: "One-letter sequence for the whole chain (default: a composition suited to each piece).") var sequence: String?

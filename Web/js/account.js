@@ -1,7 +1,7 @@
 // Accounts in the page, for every screen that needs one: sign in and register (#/signin), the
 // profile (#/profile: name, invitations to rooms, own rooms, a link to My molecules, sign out), the account line the
 // rooms and the library show, the "sign in or register" link that a refused change (401) offers,
-// and the Keep toggle of My molecules. Rooms, the library, Explore and Build share it: there is
+// and the Keep toggle of My molecules. Rooms, the library, Explore and Design share it: there is
 // one sign-in, and it returns to where the person was.
 import * as api from './api.js';
 import { showInvitations } from './invitations.js';
@@ -66,14 +66,14 @@ export function setupAccount(app) {
       say(`Could not sign out: ${error.message}`, { error: true });
     }
     ready = Promise.resolve(null);
-    if (location.hash.startsWith('#/profile') || location.hash.startsWith('#/signin')) location.hash = '#/draw';
+    if (location.hash.startsWith('#/profile') || location.hash.startsWith('#/signin')) location.hash = '#/rooms';
     else app.refresh();
   }
 
   // ---- #/signin: sign in, or register ----
-  let next = '#/draw';
+  let next = '#/rooms';
   async function showSignIn(arg) {
-    next = arg && decodeURIComponent(arg).startsWith('#/') && !decodeURIComponent(arg).startsWith('#/signin') ? decodeURIComponent(arg) : '#/draw';
+    next = arg && decodeURIComponent(arg).startsWith('#/') && !decodeURIComponent(arg).startsWith('#/signin') ? decodeURIComponent(arg) : '#/rooms';
     await ready;
     const account = api.currentAccount();
     $('signin-already').hidden = !account;
@@ -157,7 +157,7 @@ export function setupAccount(app) {
     });
     const list = $('profile-rooms');
     list.replaceChildren(...answer.rooms.map(app.roomItem));
-    if (answer.rooms.length === 0) list.append(el('li', { class: 'empty-note' }, 'You have no rooms yet. ', el('a', { href: '#/draw' }, 'Create one'), '.'));
+    if (answer.rooms.length === 0) list.append(el('li', { class: 'empty-note' }, 'You have no rooms yet. ', el('a', { href: '#/rooms' }, 'Create one'), '.'));
   }
 
   $('profile-form').addEventListener('submit', async (e) => {

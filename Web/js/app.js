@@ -1,14 +1,14 @@
-// The app shell: hash routes for the landing page, introduction, Explore, Build, Library and
-// Draw together (rooms, a room, sign-in, profile, map); the top bar's Menu and Exit; progress and
+// The app shell: hash routes for the landing page, introduction, Explore, Design, Library and
+// Rooms (the rooms, a room, sign-in, profile, map); the top bar's Menu and Exit; progress and
 // errors announced in one live region; the notice on a page that is not secure. The screens are
-// modules of their own: explore.js, build.js, library.js, account.js, rooms.js, room-view.js and
+// modules of their own: explore.js, design.js, library.js, account.js, rooms.js, room-view.js and
 // map.js; Camera, Record and the photo in AR are capture.js's; offline.js installs the app for
 // offline use. Nothing here needs inline scripts or styles: the server's
 // Content-Security-Policy allows neither.
 import { MoleculeViewer } from './viewer.js';
 import { ARPlacement, immersiveARSupported } from './xr.js';
 import { drawQR } from './qr.js';
-import { setupBuild } from './build.js';
+import { setupDesign } from './design.js';
 import { setupExplore } from './explore.js';
 import { lastMolecule, setupLibrary } from './library.js';
 import { setupAccount } from './account.js';
@@ -23,9 +23,11 @@ import { colours, fillMenu, loadModelOptions, styles } from './model-options.js'
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
-const views = ['landing', 'intro', 'explore', 'build', 'library', 'draw', 'room', 'signin', 'profile', 'map'];
-let buildViewer = null;      // the Build screen's own 3D view
-let build = null;
+const views = ['landing', 'intro', 'explore', 'design', 'library', 'rooms', 'room', 'signin', 'profile', 'map'];
+// The screens' former names: links and QR codes shared before the rename still open them.
+const formerNames = { build: 'design', draw: 'rooms' };
+let designViewer = null;      // the Design screen's own 3D view
+let design = null;
 
 /** Says `message` in the status line; `action`, an element (a link to sign in, say), follows it. */
 // `details`: the technical words (the server's own message), behind a "Details" disclosure: the
@@ -106,8 +108,12 @@ let shownView = null;
 let shownAddress = null;
 function route() {
   const [, name = '', arg] = location.hash.split('/');
-  // #/draw lists the rooms; #/draw/ROOMID is one room.
-  const view = name === 'draw' && arg ? 'room' : views.includes(name) && name !== 'room' ? name : 'landing';
+  if (formerNames[name]) {
+    location.replace(`#/${[formerNames[name], ...location.hash.split('/').slice(2)].join('/')}`);
+    return;
+  }
+  // #/rooms lists the rooms; #/rooms/ROOMID is one room.
+  const view = name === 'rooms' && arg ? 'room' : views.includes(name) && name !== 'room' ? name : 'landing';
   for (const v of views) $(`view-${v}`).hidden = v !== view;
   // Another screen, or another molecule or room on the same one, opens at its top.
   const address = `${view}/${arg ?? ''}`;
@@ -123,7 +129,7 @@ function route() {
   if (view === 'room') roomScreen.open(decodeURIComponent(arg));
   else roomScreen.leave();
   if (view !== 'map') map.leave();
-  if (view === 'draw') rooms.show();
+  if (view === 'rooms') rooms.show();
   if (view === 'signin' || view === 'profile') account.show(view, arg);
   if (view === 'map') map.show();
   if (view !== 'room' && document.title !== 'ProteinAR') document.title = 'ProteinAR';
@@ -131,10 +137,10 @@ function route() {
   $('exit-button').hidden = view === 'landing';
   if (view === 'library') library.show(arg);
   if (inExplore) explore.show(arg);
-  if (view === 'build') {
-    ensureBuildViewer();
+  if (view === 'design') {
+    ensureDesignViewer();
     const [, , pieces, seed] = location.hash.split('/');
-    if (pieces) build.open(decodeURIComponent(pieces), Number(seed) || 1);
+    if (pieces) design.open(decodeURIComponent(pieces), Number(seed) || 1);
   }
   updateAR();
   $('main').focus({ preventScroll: true });
@@ -173,16 +179,16 @@ $('view-intro').addEventListener('touchend', (e) => {
 $('view-intro').addEventListener('touchcancel', () => { swipeStart = null; }, { passive: true });
 
 // ---- Screens ----
-function ensureBuildViewer() {
-  if (buildViewer) return buildViewer;
+function ensureDesignViewer() {
+  if (designViewer) return designViewer;
   try {
-    buildViewer = new MoleculeViewer($('build-viewer'), { background: '#ffffff' });
+    designViewer = new MoleculeViewer($('design-viewer'), { background: '#ffffff' });
   } catch (error) {
-    $('build-viewer-empty').textContent = error.message;
+    $('design-viewer-empty').textContent = error.message;
     return null;
   }
-  build.show();
-  return buildViewer;
+  design.show();
+  return designViewer;
 }
 // The style and colour menus come from the server's model options, before any screen is set up.
 await loadModelOptions();
@@ -193,7 +199,7 @@ fillMenu($('color'), colours());
 const account = setupAccount({ $, el, say, refresh: () => route(), roomItem: (room) => rooms.roomItem(room) });
 const rooms = setupRooms({ $, el, say, account });
 const explore = setupExplore({ $, el, say, account, route, onModelShown: () => updateAR() });
-build = setupBuild({ $, el, say, account, viewer: () => buildViewer, onBuilt: () => updateAR(), onPiecesShown: () => updateAR() });
+design = setupDesign({ $, el, say, account, viewer: () => designViewer, onBuilt: () => updateAR(), onPiecesShown: () => updateAR() });
 const library = setupLibrary({ $, el, say, account });
 const roomScreen = setupRoomScreen({ $, el, say, ready: account.ready, copyLinkButton: rooms.copyLinkButton, onSubjectChange: () => updateAR() });
 const map = setupMap({ $, el, say });
@@ -207,30 +213,30 @@ const isAndroid = /Android/i.test(navigator.userAgent);
 let arSession = null;
 
 // What the AR button, the camera and the recorder act on: the molecule in Explore or the built
-// design in Build, with its viewer and model addresses.
+// design in Design, with its viewer and model addresses.
 function activeSubject() {
   const view = location.hash.split('/')[1] ?? '';
-  if (view === 'draw') return roomScreen.subject();
+  if (view === 'rooms') return roomScreen.subject();
   if (view === 'explore') return explore.subject();
   // A refused design is shown only to explain the refusal: it is not offered as a protein to take away.
-  const design = build?.design;
-  if (view === 'build' && design?.valid && buildViewer?.model) {
+  const built = design?.design;
+  if (view === 'design' && built?.valid && designViewer?.model) {
     return {
-      name: 'design', title: design.name, viewer: buildViewer, slot: 'build-ar-slot', button: 'build-ar-button',
-      usdz: design.links.usdz, glb: new URL(design.links.glb, location.href).href, thumbnail: null,
-      page: new URL(`#/build/${design.pieces.map((p) => `${p.kind}:${p.length}`).join(',')}/${design.seed}`, location.href).href,
+      name: 'design', title: built.name, viewer: designViewer, slot: 'design-ar-slot', button: 'design-ar-button',
+      usdz: built.links.usdz, glb: new URL(built.links.glb, location.href).href, thumbnail: null,
+      page: new URL(`#/design/${built.pieces.map((p) => `${p.kind}:${p.length}`).join(',')}/${built.seed}`, location.href).href,
     };
   }
   return null;
 }
 
-// The Build screen's pieces before Try, not yet joined: AR only (the camera and the recorder act on
+// The Design screen's pieces before Try, not yet joined: AR only (the camera and the recorder act on
 // the active subject), offered beside Try by the same code as every View in AR.
 function piecesSubject() {
-  const pieces = location.hash.split('/')[1] === 'build' && buildViewer ? build?.piecesAR() : null;
+  const pieces = location.hash.split('/')[1] === 'design' && designViewer ? design?.piecesAR() : null;
   if (!pieces) return null;
   return {
-    name: 'pieces', title: pieces.title, viewer: buildViewer, slot: 'build-pieces-ar-slot', button: 'build-pieces-ar-button',
+    name: 'pieces', title: pieces.title, viewer: designViewer, slot: 'design-pieces-ar-slot', button: 'design-pieces-ar-button',
     label: 'See pieces in AR', primary: false, usdz: pieces.usdz, glb: new URL(pieces.glb, location.href).href, thumbnail: null,
     page: new URL(pieces.page, location.href).href,
   };
@@ -242,7 +248,7 @@ function sceneViewerURL(glb) {
 
 function updateAR() {
   const subjects = [activeSubject(), piecesSubject()].filter(Boolean);
-  for (const id of ['ar-slot', 'build-ar-slot', 'build-pieces-ar-slot', 'room-ar-slot']) {
+  for (const id of ['ar-slot', 'design-ar-slot', 'design-pieces-ar-slot', 'room-ar-slot']) {
     if (!subjects.some((subject) => subject.slot === id)) $(id).replaceChildren();
   }
   capture.update();  // Camera and Record follow the subject

@@ -1,4 +1,4 @@
-// The Build screen, the original app's mini-game made real: four piece buttons add helix, strand
+// The Design screen, the original app's mini-game made real: four piece buttons add helix, strand
 // and coil pieces (each shown at a random orientation, as the game did), the list puts them in
 // order and sets their lengths, and Try asks the server to join them into a real chain and judge
 // whether it holds together; then the built protein replaces the pieces in the 3D view. Before Try,
@@ -22,24 +22,24 @@ export const PIECES = {
  * @param {{ $: (id: string) => HTMLElement, el: Function, say: Function, account: object, viewer: () => object|null,
  *           onBuilt: (design: object|null) => void, onPiecesShown: () => void }} app  account: account.js's
  */
-export function setupBuild(app) {
+export function setupDesign(app) {
   const { $, el, say } = app;
   const pieces = [];          // {kind, length, orientation}
   const previews = new Map(); // "kind:length" -> parsed GLB
   let design = null;          // the server's answer to the last Try
   let serial = 0;
 
-  const list = $('build-pieces');
-  for (const button of document.querySelectorAll('#view-build .piece')) {
+  const list = $('design-pieces');
+  for (const button of document.querySelectorAll('#view-design .piece')) {
     button.addEventListener('click', () => add(button.dataset.kind));
   }
-  $('build-clear').addEventListener('click', () => {
+  $('design-clear').addEventListener('click', () => {
     pieces.length = 0;
     changed();
     say('Cleared the pieces.');
   });
-  $('build-try').addEventListener('click', () => attempt());
-  $('build-again').addEventListener('click', () => tryAgain());
+  $('design-try').addEventListener('click', () => attempt());
+  $('design-again').addEventListener('click', () => tryAgain());
 
   function add(kind) {
     pieces.push({ kind, length: PIECES[kind].length, orientation: randomRotation() });
@@ -50,15 +50,15 @@ export function setupBuild(app) {
   function changed() {
     design = null;
     app.onBuilt(null);
-    $('build-verdict').hidden = true;
-    $('build-again').hidden = true;
+    $('design-verdict').hidden = true;
+    $('design-again').hidden = true;
     renderList();
     showPieces();
   }
 
   function renderList() {
-    $('build-empty').hidden = pieces.length > 0;
-    $('build-try').disabled = pieces.length === 0;
+    $('design-empty').hidden = pieces.length > 0;
+    $('design-try').disabled = pieces.length === 0;
     list.replaceChildren(...pieces.map((piece, i) => {
       const info = PIECES[piece.kind];
       const label = `piece ${i + 1} (${info.name})`;
@@ -89,7 +89,7 @@ export function setupBuild(app) {
     const viewer = app.viewer();
     const mine = ++serial;
     if (!viewer) return;
-    $('build-viewer-empty').hidden = pieces.length > 0;
+    $('design-viewer-empty').hidden = pieces.length > 0;
     if (pieces.length === 0) { viewer.setModel(null); return; }
     try {
       const parts = [];
@@ -122,41 +122,41 @@ export function setupBuild(app) {
   function tryAgain() {
     if (!design?.valid) return;
     const seed = Number(design.seed) >= Number.MAX_SAFE_INTEGER ? 1 : Number(design.seed) + 1;
-    $('build-seed').value = seed;
+    $('design-seed').value = seed;
     attempt({ saying: `Trying again with seed ${seed}: another shape of the same ${pieces.length} pieces…`, again: true });
   }
 
   async function attempt({ saying = `Joining ${pieces.length} pieces into one chain…`, again = false } = {}) {
     if (pieces.length === 0) return;
-    const seed = Number($('build-seed').value) || 1;
-    const body = { pieces: pieces.map(({ kind, length }) => ({ kind, length })), seed, hydrogens: $('build-hydrogens').checked };
+    const seed = Number($('design-seed').value) || 1;
+    const body = { pieces: pieces.map(({ kind, length }) => ({ kind, length })), seed, hydrogens: $('design-hydrogens').checked };
     say(saying);
-    $('build-try').disabled = true;
-    $('build-again').disabled = true;
+    $('design-try').disabled = true;
+    $('design-again').disabled = true;
     try {
       const answer = await buildDesign(body);
       design = answer;
       showVerdict(answer);
-      $('build-again').hidden = !answer.valid;
+      $('design-again').hidden = !answer.valid;
       const verdict = answer.valid ? `${answer.message}.` : `${answer.message}: ${answer.reasons.join('; ')}.`;
       say(again ? `Seed ${answer.seed}, another shape: ${verdict}` : verdict, { error: !answer.valid });
       const viewer = app.viewer();
       if (viewer) {
         serial++;
         await viewer.load(answer.links.glb);
-        $('build-viewer-empty').hidden = true;
+        $('design-viewer-empty').hidden = true;
       }
       app.onBuilt(answer);
     } catch (error) {
       say(error.message, { error: true });
     } finally {
-      $('build-try').disabled = pieces.length === 0;
-      $('build-again').disabled = false;
+      $('design-try').disabled = pieces.length === 0;
+      $('design-again').disabled = false;
     }
   }
 
   function showVerdict(answer) {
-    const box = $('build-verdict');
+    const box = $('design-verdict');
     box.hidden = false;
     box.className = `verdict ${answer.valid ? 'ok' : 'bad'}`;
     const items = [el('p', { class: 'headline' }, `${answer.valid ? '✔' : '✘'} ${answer.message}${answer.valid ? '.' : ':'}`)];
@@ -166,7 +166,7 @@ export function setupBuild(app) {
     // The attempt is shown only to explain the refusal: what it is about is lit, the rest dimmed.
     if (!answer.valid && answer.marked?.length) {
       const where = answer.marked.map(({ first, last }) => (first === last ? `${first}` : `${first}–${last}`)).join(', ');
-      items.push(el('p', { id: 'build-marked' }, `In the view, the failed attempt: residues ${where} (what the refusal is about) are lit, the rest is greyed.`));
+      items.push(el('p', { id: 'design-marked' }, `In the view, the failed attempt: residues ${where} (what the refusal is about) are lit, the rest is greyed.`));
     }
     for (const motif of answer.motifs) {
       items.push(el('p', {}, `It contains a ${motif.name} (pieces ${motif.pieces.join(', ')})${motif.note ? `: ${motif.note}` : ''}.`,
@@ -176,7 +176,7 @@ export function setupBuild(app) {
     items.push(el('p', { class: 'meta' }, `${answer.residues} residues; the shape each one took (H helix, E sheet, T or S turn, - coil): `,
       el('code', { 'aria-label': 'shape of each residue, from DSSP' }, answer.secondaryStructure)));
     if (answer.valid) {
-      items.push(el('button', { type: 'button', id: 'build-save', onclick: () => save(answer) }, 'Keep in the library'));
+      items.push(el('button', { type: 'button', id: 'design-save', onclick: () => save(answer) }, 'Keep in the library'));
     }
     box.replaceChildren(...items);
   }
@@ -193,7 +193,7 @@ export function setupBuild(app) {
     }
   }
 
-  // A design named by the address (#/build/helix:14,coil:4,helix:14/1), as the QR code on a
+  // A design named by the address (#/design/helix:14,coil:4,helix:14/1), as the QR code on a
   // desktop passes it to a phone: its pieces, then Try.
   let opened = null;
   function open(text, seed) {
@@ -202,7 +202,7 @@ export function setupBuild(app) {
     const parsed = text.split(',').map((item) => item.split(':')).filter(([kind]) => PIECES[kind]);
     if (parsed.length === 0) return;
     pieces.splice(0, pieces.length, ...parsed.map(([kind, length]) => ({ kind, length: Number(length) || PIECES[kind].length, orientation: randomRotation() })));
-    $('build-seed').value = seed;
+    $('design-seed').value = seed;
     changed();
     attempt();
   }
@@ -216,7 +216,7 @@ export function setupBuild(app) {
     return {
       title: pieces.map(({ kind }) => PIECES[kind].name).join(', '),
       usdz: `/api/designs/pieces.usdz?${query}`, glb: `/api/designs/pieces.glb?${query}`,
-      page: `#/build/${text}/${Number($('build-seed').value) || 1}`,
+      page: `#/design/${text}/${Number($('design-seed').value) || 1}`,
     };
   }
 

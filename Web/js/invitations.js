@@ -1,7 +1,7 @@
 // The invitations waiting for the signed-in person (GET /api/invitations): which room, who invited,
 // with Accept (they become a member and may draw there) and Decline (the invitation goes, nothing
 // else changes). Shown on the profile (#/profile, with an empty state) and above the rooms list
-// (#/draw, only when there are some).
+// (#/rooms, only when there are some).
 import * as api from './api.js';
 
 /**
@@ -38,7 +38,7 @@ export async function showInvitations(app, list, { empty = null, changed = () =>
       if (accept) {
         await api.acceptInvitation(invitation.room);
         say(`You are a member of ${invitation.roomName} now: you may draw there.`, {
-          action: el('a', { href: `#/draw/${encodeURIComponent(invitation.room)}` }, `Open ${invitation.roomName}`),
+          action: el('a', { href: `#/rooms/${encodeURIComponent(invitation.room)}` }, `Open ${invitation.roomName}`),
         });
       } else {
         await api.declineInvitation(invitation.room);

@@ -69,7 +69,7 @@ export function setupMap(app) {
     const rows = rooms.map((room) => ({ room, km: origin ? distanceKm(origin, room.location) : null }));
     if (origin) rows.sort((a, b) => a.km - b.km);
     list.replaceChildren(...rows.map(({ room, km }) => el('li', { 'data-room': room.id, 'data-km': km === null ? null : km.toFixed(3) },
-      el('a', { href: `#/draw/${encodeURIComponent(room.id)}` }, room.name),
+      el('a', { href: `#/rooms/${encodeURIComponent(room.id)}` }, room.name),
       el('span', { class: 'distance' }, km === null ? '' : ` · ${formatKm(km)}`),
       el('span', { class: 'meta' }, room.ownerName ? ` · by ${room.ownerName}` : ''))));
   }
@@ -92,7 +92,7 @@ export function setupMap(app) {
     for (const room of rooms) {
       // The popup gets an element whose text is set as text: room names are other people's words.
       const link = document.createElement('a');
-      link.href = `#/draw/${encodeURIComponent(room.id)}`;
+      link.href = `#/rooms/${encodeURIComponent(room.id)}`;
       link.textContent = room.name;
       L.circleMarker([room.location.latitude, room.location.longitude], { radius: 8, color: '#12355b', fillColor: '#1e6fd9', fillOpacity: 0.8 })
         .bindPopup(link).addTo(markers);

@@ -24,7 +24,7 @@ export function setupRoomDetails(app, roomScreen) {
       r.guestsMayDraw ? 'guests may draw' : 'guests watch', place.describe(r.location)].filter(Boolean).join(' · ');
     $('room-link-slot').replaceChildren(app.copyLinkButton(r));
     $('room-signin').hidden = Boolean(api.currentAccount());
-    $('room-signin-link').href = `#/signin/${encodeURIComponent(`#/draw/${r.id}`)}`;
+    $('room-signin-link').href = `#/signin/${encodeURIComponent(`#/rooms/${r.id}`)}`;
     invite.show(r);
     $('room-settings').hidden = r.role !== 'owner';
     $('room-place').hidden = r.role !== 'owner';

@@ -1,4 +1,4 @@
-// The room screen (#/draw/ROOMID): a 3D view of the room (its molecule, if it has one, and every
+// The room screen (#/rooms/ROOMID): a 3D view of the room (its molecule, if it has one, and every
 // stroke as a thin tube), drawing on it with a finger or the mouse, the tools at the bottom within
 // thumb reach, notes pinned in space, who is here, and a status line that always says whether what
 // you see is live. Content comes only from the server's operations (room-sync.js); a stroke being
@@ -195,7 +195,7 @@ export function setupRoomScreen(app) {
       return {
         name: room.name.replace(/[^\w.-]+/g, '-').slice(0, 40) || 'room', title: room.name, viewer, slot: 'room-ar-slot', button: 'room-ar-button',
         usdz: api.roomModelURL(id, 'usdz'), glb: new URL(api.roomModelURL(id, 'glb'), location.href).href, thumbnail: null,
-        page: new URL(`#/draw/${encodeURIComponent(id)}`, location.href).href,
+        page: new URL(`#/rooms/${encodeURIComponent(id)}`, location.href).href,
         createAR: (overlay, callbacks) => new RoomAR(viewer, overlay, callbacks, input.arDraw),
       };
     },

@@ -1,4 +1,4 @@
-// The "Draw together" list of rooms with the form that creates one (#/draw). Accounts are optional
+// The Rooms screen: the list of rooms with the form that creates one (#/rooms). Accounts are optional
 // (signing in, registering and the profile are account.js's): without one, people join public
 // rooms by link as guests.
 import * as api from './api.js';
@@ -14,17 +14,17 @@ export function setupRooms(app) {
   let location_ = null;   // the create form's position, once the person shared it
   let moleculesListed = false;
 
-  // ---- #/draw: the rooms ----
+  // ---- #/rooms: the rooms ----
   async function showList() {
     await account.ready();
-    account.accountBar($('draw-account'));
+    account.accountBar($('rooms-account'));
     const signedIn = Boolean(api.currentAccount());
     $('room-form').hidden = !signedIn;
     $('room-form-guest').hidden = signedIn;
     if (signedIn) fillMolecules();
-    $('draw-invitations').hidden = true;
+    $('rooms-invitations').hidden = true;
     if (signedIn) {
-      showInvitations(app, $('draw-invitation-list'), { changed: showList }).then((count) => { $('draw-invitations').hidden = count === 0; });
+      showInvitations(app, $('rooms-invitation-list'), { changed: showList }).then((count) => { $('rooms-invitations').hidden = count === 0; });
     }
     const list = $('room-list');
     list.setAttribute('aria-busy', 'true');
@@ -53,10 +53,10 @@ export function setupRooms(app) {
       room.role === 'owner' ? 'yours' : room.role === 'member' ? 'member' : null,
     ].filter(Boolean).join(' · ');
     return el('li', { 'data-room': room.id },
-      el('a', { class: 'room-name', href: `#/draw/${encodeURIComponent(room.id)}` }, room.name),
+      el('a', { class: 'room-name', href: `#/rooms/${encodeURIComponent(room.id)}` }, room.name),
       el('span', { class: 'meta' }, facts),
       el('div', { class: 'row' },
-        el('a', { class: 'button primary', href: `#/draw/${encodeURIComponent(room.id)}`, 'aria-label': `Open the room ${room.name}` }, 'Open'),
+        el('a', { class: 'button primary', href: `#/rooms/${encodeURIComponent(room.id)}`, 'aria-label': `Open the room ${room.name}` }, 'Open'),
         copyLinkButton(room, `Copy the link of ${room.name}`)));
   }
 
@@ -66,7 +66,7 @@ export function setupRooms(app) {
   }
 
   async function copyLink(room) {
-    const url = new URL(`#/draw/${encodeURIComponent(room.id)}`, location.href).href;
+    const url = new URL(`#/rooms/${encodeURIComponent(room.id)}`, location.href).href;
     try {
       await navigator.clipboard.writeText(url);
       say(`Copied the link to ${room.name}: send it to whoever should join.`);
@@ -132,7 +132,7 @@ export function setupRooms(app) {
       $('room-form').reset();
       location_ = null;
       $('room-location-note').textContent = '';
-      location.hash = `#/draw/${encodeURIComponent(room.id)}`;
+      location.hash = `#/rooms/${encodeURIComponent(room.id)}`;
     } catch (failure) {
       fieldError($('room-name'), error, failure.message);
     } finally {

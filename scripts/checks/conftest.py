@@ -97,6 +97,34 @@ def _stop_servers_at_the_end():
 # each, as the scripts did, and fails at its end listing every FAIL.
 
 
+# The browser flows: each a run shared by two modules, in order (test_web.py, then
+# test_web_own_browsers.py; test_rooms_page.py, then test_rooms_page_drawing.py).
+
+
+@pytest.fixture(scope="session")
+def web(proteinar_bin, pytestconfig):
+    """The web app's run (in_browser/web_page.py): its server, the flow's browser, CSP messages."""
+    from in_browser.web_page import Web
+    run = Web(proteinar_bin, pytestconfig.getoption("--screenshots"))
+    yield run
+    run.close()
+
+
+@pytest.fixture(scope="session")
+def flow(proteinar_bin):
+    """The Rooms screens' run (in_browser/rooms_page.py): two browsers, a server and the room."""
+    from in_browser.rooms_page import Flow
+    run = Flow(proteinar_bin)
+    yield run
+    run.close()
+
+
+@pytest.fixture
+def shots(pytestconfig):
+    """The folder for the browser checks' screenshots (--screenshots), or None."""
+    return pytestconfig.getoption("--screenshots")
+
+
 @pytest.fixture
 def checks():
     return SoftChecks()

@@ -1,5 +1,5 @@
 """The steps of one flow: a browser session (or two) carried from test to test, in file order
-(test_web.py, test_draw.py, test_tour.py). A step runs only when every step before it ran in this
+(test_web.py, test_rooms_page.py and the modules that carry them on, test_tour.py). A step runs only when every step before it ran in this
 session: it carries on from the page, the account and the room they left. Otherwise it is skipped,
 saying which step it needs; so is every step after one that stopped on an error. A step whose checks
 failed (its test FAILs listing them) still counts as run: the flow goes on, as the scripts did."""

@@ -28,7 +28,7 @@ REFUSED = ["helix:40,coil:1,helix:40", "strand:7,strand:7"]
 
 
 def build(binary, pieces, seed, out):
-    p = subprocess.run([binary, "build", pieces, "--seed", str(seed), "--json", "-o", out], capture_output=True, text=True, timeout=300)
+    p = subprocess.run([binary, "design", pieces, "--seed", str(seed), "--json", "-o", out], capture_output=True, text=True, timeout=300)
     if p.returncode != 0:
         raise RuntimeError(f"proteinar build {pieces} --seed {seed}: exit {p.returncode}: {p.stderr.strip()[-300:]}")
     return json.loads(p.stdout)

@@ -128,7 +128,7 @@ DESIGNS = [  # (pieces, seed, expected verdict: True valid, False invalid)
 def design_problems(binary, tmp, pieces, seed, expected, sequence):
     """Builds the design and reads it with gemmi: (its name and verdict, the problems found)."""
     path = os.path.join(tmp, "design.pdb")
-    run = subprocess.run([binary, "build", pieces, "--seed", str(seed), "--json", "-o", path] + [a for q in sequence for a in ("--sequence", q)],
+    run = subprocess.run([binary, "design", pieces, "--seed", str(seed), "--json", "-o", path] + [a for q in sequence for a in ("--sequence", q)],
                          capture_output=True, text=True)
     name = f"{pieces} (seed {seed}{', ' + sequence[0] if sequence else ''})"
     if run.returncode != 0:
@@ -198,7 +198,7 @@ def hydrogen_design_problems(binary, tmp, pieces, seed, sequence):
     """Builds the design with and without hydrogens: (its figures, the problems found)."""
     path, problems = os.path.join(tmp, "hydrogens.pdb"), []
     extra = ["--sequence", sequence] if sequence else []
-    runs = [subprocess.run([binary, "build", pieces, "--seed", str(seed), "--json"] + extra + flags, capture_output=True, text=True)
+    runs = [subprocess.run([binary, "design", pieces, "--seed", str(seed), "--json"] + extra + flags, capture_output=True, text=True)
             for flags in ([], ["--hydrogens", "-o", path])]
     if any(run.returncode for run in runs):
         return f"{pieces} with hydrogens", [f"proteinar build exited {[run.returncode for run in runs]}"]
@@ -234,7 +234,7 @@ def test_built_hairpins_usdz_and_glb_pass_the_checkers(proteinar_bin, tmp_path):
     usdz, glb = os.path.join(tmp, "hairpin.usdz"), os.path.join(tmp, "hairpin.glb")
     problems = []
     for out in (usdz, glb):
-        run = subprocess.run([binary, "build", "strand:6,coil:2,strand:6", "-o", out], capture_output=True, text=True)
+        run = subprocess.run([binary, "design", "strand:6,coil:2,strand:6", "-o", out], capture_output=True, text=True)
         if run.returncode != 0: problems.append(f"proteinar build -o {os.path.basename(out)} exited {run.returncode}")
     if not problems:
         for checker, f in ((CHECK_USDZ, usdz), (CHECK_MODELS, glb)):

@@ -1,4 +1,4 @@
-"""Draw together (docs/rooms-protocol.md), checked from outside against real `proteinar serve`
+"""Rooms (docs/rooms-protocol.md), checked from outside against real `proteinar serve`
 processes: accounts and sessions over HTTP, and the live WebSocket protocol with real clients
 (the `websockets` package from PyPI, installed by scripts/tools/setup-python.sh). The checks
 themselves are in rooms/, a module per group; a test here for each.

@@ -38,9 +38,9 @@ SIGNED_OUT = [
     ("introduction", "#/intro", "#intro-pages", None),
     ("Explore, empty", "#/explore", "#viewer", None),
     ("Explore 1AKE", "#/explore/1AKE", "#viewer", ("drawn", "#viewer")),
-    ("Build", "#/build", "#build-title", None),
+    ("Design", "#/design", "#design-title", None),
     ("Library", "#/library", "#library-title", "return document.querySelectorAll('#library-list li[data-molecule]').length > 0"),
-    ("Draw together", "#/draw", "#draw-title", None),
+    ("Rooms", "#/rooms", "#rooms-title", None),
     ("map", "#/map", "#map-title", "return document.getElementById('map-note').textContent.length > 0"),
     ("sign in", "#/signin", "#signin-title", None),
     ("start page", "#/", ".cards", None),
@@ -48,7 +48,7 @@ SIGNED_OUT = [
 SIGNED_IN = [
     ("Library", "#/library", "#library-title", "return !document.getElementById('library-mine-field').hidden"),
     ("your account", "#/profile", "#profile-title", "return document.getElementById('profile-title').textContent.length > 0"),
-    ("Draw together", "#/draw", "#draw-title", "return !document.getElementById('room-form').hidden"),
+    ("Rooms", "#/rooms", "#rooms-title", "return !document.getElementById('room-form').hidden"),
     ("Explore 1AKE", "#/explore/1AKE", "#viewer", ("drawn", "#viewer")),
 ]
 
@@ -172,7 +172,7 @@ def step(checks, shots, base, walk, b, who, label):
     elif who == "signed out":
         visit(checks, shots, b, size, who, next(s for s in SIGNED_OUT if s[0] == label))
     elif label == "registering through the page":
-        if not register_through_page(b, base, f"Tour{size}", back="#/draw"):
+        if not register_through_page(b, base, f"Tour{size}", back="#/rooms"):
             walk.steps.broken = "registering through the page did not sign in"
             checks.check(f"{size}: registering through the page signs in", False)
             return
@@ -180,7 +180,7 @@ def step(checks, shots, base, walk, b, who, label):
         b.console()  # the sign-in page's own screen was measured signed out
         b.js("performance.clearResourceTimings()")
     elif who == "signed in" and label == "a new room, its owner":
-        b.js("location.hash = '#/draw'")
+        b.js("location.hash = '#/rooms'")
         b.wait("return !document.getElementById('room-form').hidden", 20)
         walk.room = make_room(checks, shots, b, size)
         if not walk.room:
@@ -189,7 +189,7 @@ def step(checks, shots, base, walk, b, who, label):
         visit(checks, shots, b, size, who, next(s for s in SIGNED_IN if s[0] == label))
     else:
         guest = walk.guest = open_browser(walk.width, walk.height)
-        guest.go(f"{base}/#/draw/{walk.room}")
+        guest.go(f"{base}/#/rooms/{walk.room}")
         if guest.wait(LIVE, 30) and guest.wait(DRAWN, 90, "#room-viewer"):
             audit(checks, shots, guest, "a guest in the room", size, "#room-viewer")
         else:
@@ -203,7 +203,7 @@ def make_room(checks, shots, b, size):
     b.wait("return document.querySelectorAll('#room-molecule option').length > 1", 20)
     b.js("document.getElementById('room-molecule').value = '1AKE'")
     b.click("#room-form button[type=submit]")
-    room = b.wait("const m = /^#\\/draw\\/(.+)$/.exec(location.hash); return m && m[1]", 20)
+    room = b.wait("const m = /^#\\/rooms\\/(.+)$/.exec(location.hash); return m && m[1]", 20)
     if room and b.wait(LIVE, 30) and b.wait(DRAWN, 90, "#room-viewer"):
         audit(checks, shots, b, "signed in: a new room, its owner", size, "#room-viewer")
         return room

@@ -9,10 +9,10 @@ Keep, Delete). Opening any entry without an account, Add to the library and a bu
 are checked on servers of their own (proteinar_testing/open_any_entry_checks.py). Every page must
 keep to the server's Content-Security-Policy: a console message naming it fails the run.
 One flow in one browser, a test for each of its steps in order (the browser, server and stand-in
-archive shared: a module fixture); then runs in browsers and servers of their own, a test each.
-A step's checks print ok/FAIL and the test fails listing each FAIL; when a step of the flow stops
-on an error, the flow's later steps are skipped, saying where it stopped. --screenshots DIR keeps
-the pictures."""
+archive shared: conftest.py's session fixture `web`, which test_web_own_browsers.py's runs in
+browsers and servers of their own use after it). A step's checks print ok/FAIL and the test fails
+listing each FAIL; when a step of the flow stops on an error, the flow's later steps are skipped,
+saying where it stopped. --screenshots DIR keeps the pictures."""
 import base64
 import os
 import subprocess
@@ -23,50 +23,13 @@ import urllib.request
 
 import pytest
 
-from flow_steps import FlowSteps
-from in_browser.android_ar_checks import check_android_ar
-from in_browser.build_screen import check_build_screen
-from in_browser.capture_checks import check_capture
-from in_browser.gesture_help_checks import check_gestures_and_help
-from in_browser.offline_checks import check_offline
-from in_browser.open_any_entry_checks import check_open_any_entry
+from in_browser.design_screen import check_design_screen
 from in_browser.page_glb_decoding import check_page_decodes_glb
-from proteinar_testing.archive import ArchiveStandIn
-from proteinar_testing.browser import Browser, fill_registration, register_through_page
+from in_browser.web_page import CANVAS, PHONE_URL
+from proteinar_testing.browser import fill_registration
 from proteinar_testing.paths import CHECK_USDZ, DECODE_QR, FIXTURES
-from proteinar_testing.ports import free_port
-from proteinar_testing.server import ServerProcess
 
 pytestmark = pytest.mark.browser
-
-# The flow in one browser, its steps in order (flow_steps.py).
-MAIN_FLOW = [
-    "test_landing_and_introduction_lead_to_explore",
-    "test_get_1ake_draws_it_with_numbers_a_student_can_copy",
-    "test_static_files_are_versioned_and_cached_for_a_year",
-    "test_the_page_decodes_the_meshopt_glb",
-    "test_changing_the_style_rerenders_and_the_camera_yields_a_png",
-    "test_search_lists_results_controls_are_named_and_arrow_keys_redraw",
-    "test_signed_out_get_of_an_entry_the_library_lacks_asks_the_archive",
-    "test_the_library_signed_out_then_signed_in_upload_keep_and_delete",
-    "test_an_unknown_entry_says_what_to_do_and_a_name_in_the_id_box_is_searched",
-    "test_a_wide_screen_puts_the_view_beside_the_controls",
-    "test_desktop_ar_explains_with_a_qr_code_a_phone_can_reach",
-    "test_keyboard_alone_from_the_landing_page_to_the_camera_and_menu",
-    "test_the_build_screen",
-    "test_ios_ar_quick_look_links_are_usdz_that_pass_usdz_check",
-]
-
-TITLES = {"1AKE": ("STRUCTURE OF THE COMPLEX BETWEEN ADENYLATE KINASE FROM ESCHERICHIA COLI AND THE INHIBITOR AP5A", "X-RAY DIFFRACTION", 2.0, "1992-01-15")}
-# The address phones reach it at (TEST-NET-1, documentation only): the desktop QR code must carry it,
-# not 127.0.0.1, which every phone has as its own.
-PHONE_URL = "http://192.0.2.10:8080"
-# Pixels of the 3D view's middle that differ from the white background, and a hash of them.
-CANVAS = """const c = document.getElementById('viewer'); if (!c.width) return null;
-const t = document.createElement('canvas'); t.width = c.width; t.height = c.height; const x = t.getContext('2d'); x.drawImage(c, 0, 0);
-const d = x.getImageData(c.width * .3, c.height * .3, c.width * .4, c.height * .4).data; let n = 0, h = 0;
-for (let i = 0; i < d.length; i += 4) { if (d[i] < 245 || d[i+1] < 245 || d[i+2] < 245) n++; h = (h * 31 + d[i] + d[i+1] * 3 + d[i+2] * 7) | 0; }
-return [n, h, d.length / 4];"""
 
 # The box of the 3D view's drawn (not white) pixels, as fractions of the view: [width, height, smaller side].
 COVER = """const c = document.getElementById('viewer'); if (!c.width) return null;
@@ -97,60 +60,6 @@ def decode_qr(data_url):
     with open(path, "wb") as f: f.write(base64.b64decode(data_url.split(",", 1)[1]))
     r = subprocess.run([sys.executable, DECODE_QR, path], capture_output=True, text=True)
     return r.stdout.strip() if r.returncode == 0 else f"(decode failed: {r.stdout.strip()} {r.stderr.strip()[-300:]})"
-
-
-class Web:
-    """The run: its server (with the stand-in archive: 5PTI, and 1AKE's title), the flow's browser
-    (made when first wanted, closed once the flow is over), and the Content-Security-Policy
-    messages of every browser."""
-
-    def __init__(self, binary, shots):
-        self.binary, self.shots = binary, shots
-        # Files: 5PTI (the flow opens 1AKE and 5PTI, both in the starter library too; 4HHB is in
-        # neither). Entries new to the server are opened in open_any_entry_checks.py, with a stand-in
-        # archive of its own.
-        self.archive = ArchiveStandIn({"5PTI.cif.gz": os.path.join(FIXTURES, "5PTI.cif.gz")}, TITLES)
-        self.server = ServerProcess(binary, rcsb_url=self.archive.url, name="web", extra=["--public-url", PHONE_URL])
-        self.base = self.server.url
-        self.csp = []    # console messages naming the Content Security Policy, from every browser of the run
-        self._browser = None
-        self.flow = FlowSteps(MAIN_FLOW)
-
-    @property
-    def browser(self):
-        if self._browser is None:
-            self._browser = Browser()
-        return self._browser
-
-    def shot(self, name):
-        if not self.shots:
-            return
-        os.makedirs(self.shots, exist_ok=True)
-        self.browser.screenshot(os.path.join(self.shots, f"web-{name}.png"))
-
-    def keep_csp(self, browser):
-        self.csp.extend(f"{browser.base}: {m}" for m in browser.csp_violations())
-
-    def main_browser_done(self):
-        """The flow is over: its browser's CSP messages kept, and it closed (the runs after it have
-        browsers of their own)."""
-        if self._browser is not None:
-            self.keep_csp(self._browser)
-            self._browser.close()
-            self._browser = None
-        self.flow.broken = self.flow.broken or "the flow is over (its browser closed)"
-
-    def close(self):
-        self.main_browser_done()
-        self.server.close()
-        self.archive.close()
-
-
-@pytest.fixture(scope="module")
-def web(proteinar_bin, pytestconfig):
-    web = Web(proteinar_bin, pytestconfig.getoption("--screenshots"))
-    yield web
-    web.close()
 
 
 def test_landing_and_introduction_lead_to_explore(web, checks):
@@ -479,12 +388,12 @@ def test_keyboard_alone_from_the_landing_page_to_the_camera_and_menu(web, checks
         check("keyboard only: the menu opens with Enter and closes with Escape", ok and bool(wait("return !document.getElementById('menu').open", 5)))
 
 
-def test_the_build_screen(web, checks):
+def test_the_design_screen(web, checks):
     with web.flow.step():
         b, base = web.browser, web.base
         check, shot = checks.check, web.shot
-        # Build: pieces, their AR link before Try, More options, Try, Try again, an impossible design.
-        check_build_screen(b, base, check, CANVAS.replace("getElementById('viewer')", "getElementById('build-viewer')"), shot)
+        # Design: pieces, their AR link before Try, More options, Try, Try again, an impossible design.
+        check_design_screen(b, base, check, CANVAS.replace("getElementById('viewer')", "getElementById('design-viewer')"), shot)
 
 
 def test_ios_ar_quick_look_links_are_usdz_that_pass_usdz_check(web, checks):
@@ -519,122 +428,9 @@ def test_ios_ar_quick_look_links_are_usdz_that_pass_usdz_check(web, checks):
             size = len(r.read())
         expected = f"AR model, {size / 1e6:.1f} MB" if size >= 1e6 else f"AR model, {max(1, round(size / 1e3))} KB"
         check("beside View in AR the page says what the phone downloads (the USDZ as sent, gzip-compressed)", shown == expected, f"{shown!r}, sent {size} bytes")
-        ok, href = quick_look("/?ios-build#/build/strand:6,flexible-coil:2,strand:6/1", "build-ar-button", "build-ar-slot", "/api/designs/model.usdz", "design")
+        ok, href = quick_look("/?ios-build#/design/strand:6,flexible-coil:2,strand:6/1", "design-ar-button", "design-ar-slot", "/api/designs/model.usdz", "design")
         check("on iOS, a built design's Quick Look link is a USDZ that passes usdz-check", ok, str(href))
-        ok, href = quick_look("/?ios-pieces#/build", "build-pieces-ar-button", "build-pieces-ar-slot", "/api/designs/pieces.usdz", "pieces",
-                              clicks=["#view-build .piece[data-kind='strand']", "#view-build .piece[data-kind='rigid-coil']"])
+        ok, href = quick_look("/?ios-pieces#/design", "design-pieces-ar-button", "design-pieces-ar-slot", "/api/designs/pieces.usdz", "pieces",
+                              clicks=["#view-design .piece[data-kind='strand']", "#view-design .piece[data-kind='rigid-coil']"])
         check("on iOS, before Try, See pieces in AR is a Quick Look link to the pieces' USDZ that passes usdz-check", ok, str(href))
         b.cdp("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
-
-
-def test_android_webxr_and_scene_viewer(web, checks):
-    web.main_browser_done()
-    base = web.base
-    check, keep_csp = checks.check, web.keep_csp
-    # Android Chrome: WebXR immersive-ar with hit-test, Scene Viewer beside it.
-    check_android_ar(base, check, keep_csp, CANVAS)
-
-
-def test_pictures_videos_and_ar_photos_through_the_share_sheet(web, checks):
-    web.main_browser_done()
-    base = web.base
-    check, keep_csp = checks.check, web.keep_csp
-    # Pictures, videos and AR photos, saved through the share sheet or downloaded; progress said in words.
-    check_capture(base, check, keep_csp)
-
-
-def test_phone_gestures_help_on_every_screen_and_tap_targets(web, checks):
-    web.main_browser_done()
-    base = web.base
-    check, keep_csp, shots = checks.check, web.keep_csp, web.shots
-    # A phone-sized page with touch: twist, double tap, the style sheet, Hide hydrogens, More results,
-    # Previous and Next through the library, the last molecule reopened, Help on every screen, and
-    # every control named and large enough to tap.
-    try:
-        check_gestures_and_help(base, check, shots, keep_csp)
-    except Exception as e:
-        check("the phone-sized gestures and help run finished", False, repr(e))
-
-
-def test_without_webgl2_the_page_says_so_and_the_rest_works(web, checks):
-    web.main_browser_done()
-    server, base = web.server, web.base
-    check, keep_csp = checks.check, web.keep_csp
-    # Without WebGL2 (a real switch of Chromium's): a message in place of the 3D view; the rest works.
-    plain = None
-    try:
-        # proteinar.test is this machine too (the resolver rule), but not a secure context as 127.0.0.1 is.
-        plain = Browser(args=["--disable-webgl", "--host-resolver-rules=MAP proteinar.test 127.0.0.1"])
-        plain.go(base + "/#/explore")
-        msg = plain.wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent", 20)
-        check("without WebGL2 the page says so", bool(msg and "WebGL2" in msg), str(msg))
-        plain.type_into("#search-words", "kinase\ue007")
-        check("without WebGL2 the search still works", bool(plain.wait("const l = document.getElementById('search-results'); return !l.hidden && l.textContent.includes('1AKE')", 30)))
-        plain.go(f"http://proteinar.test:{server.port}/")
-        notice = plain.wait("const n = document.getElementById('insecure-notice'); return window.isSecureContext === false && !n.hidden && n.textContent", 20)
-        check("on a page that is not secure (plain HTTP, not localhost) a notice says to ask for HTTPS",
-              bool(notice and "HTTPS" in notice and "ask whoever runs this server" in notice), str(notice))
-        plain.click("#insecure-dismiss")
-        check("the notice about HTTPS can be dismissed", bool(plain.wait("return document.getElementById('insecure-notice').hidden", 5)))
-    except Exception as e:
-        check("the no-WebGL2 run finished", False, repr(e))
-    finally:
-        if plain:
-            keep_csp(plain)
-            plain.close()
-
-
-def test_installing_the_app_and_using_it_offline(web, checks):
-    web.main_browser_done()
-    server, base = web.server, web.base
-    check, csp, shots = checks.check, web.csp, web.shots
-    # Installing the app and using it offline: the manifest, the service worker, an offline reload,
-    # the offline banner and Keep offline, in a browser of their own at phone size.
-    csp.extend(f"offline checks: {m}" for m in check_offline(
-        base, check, lambda name, browser: shots and browser.screenshot(os.path.join(shots, f"web-{name}.png"))))
-    server.close()
-
-
-def test_opening_any_entry_add_to_the_library_and_a_busy_servers_retries(web, checks):
-    web.main_browser_done()
-    binary = web.binary
-    check, keep_csp, shots = checks.check, web.keep_csp, web.shots
-    # Opening any entry without an account, Add to the library, and a busy server's retries: servers of
-    # their own with no starter library and a stand-in archive of their own.
-    check_open_any_entry(binary, check, shots, keep_csp)
-
-
-def test_the_rcsb_unreachable_clear_messages_and_the_library_still_opens(web, checks):
-    web.main_browser_done()
-    binary = web.binary
-    check, keep_csp = checks.check, web.keep_csp
-    # The RCSB unreachable: clear messages for fetch and search; the library still opens.
-    offline, lone = None, None
-    try:
-        offline = ServerProcess(binary, rcsb_url=f"http://127.0.0.1:{free_port()}", name="web-offline")
-        lone = Browser()
-        # Signed in, as someone who may add what they open: what is tested is the archive being unreachable.
-        check("the RCSB unreachable: registering through the sign-in page works", bool(register_through_page(lone, offline.url, "Dorothy", back="#/explore")))
-        lone.wait("return !document.getElementById('view-explore').hidden")
-        lone.type_into("#entry-id", "4HHB\ue007")
-        err = lone.wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent", 60)
-        check("the RCSB unreachable: Get says so", bool(err and ("reach" in err or "unavailable" in err)), str(err))
-        lone.type_into("#search-words", "kinase\ue007")
-        err = lone.wait("const s = document.getElementById('status'); return s.classList.contains('error') && s.textContent.includes('earch') && s.textContent", 60)
-        check("the RCSB unreachable: search says so", bool(err), str(lone.js("return document.getElementById('status').textContent")))
-        lone.js("document.getElementById('entry-id').value = ''")
-        lone.type_into("#entry-id", "1AKE\ue007")
-        check("the RCSB unreachable: a molecule of the library still opens",
-              bool(lone.wait("return document.getElementById('status').textContent.startsWith('1AKE')", 90)))
-    except Exception as e:
-        check("the offline run finished", False, repr(e))
-    finally:
-        if lone:
-            keep_csp(lone)
-            lone.close()
-        if offline: offline.close()
-
-def test_no_page_broke_the_content_security_policy(web):
-    """Console messages naming it, from every browser of the run."""
-    web.main_browser_done()
-    assert web.csp == [], "console messages naming the Content-Security-Policy:\n  " + "\n  ".join(web.csp[:10])

@@ -20,7 +20,7 @@
                4G/3G link between two network namespaces (root; TUN devices and a user-space emulator)
   phone_browser  run_browser(base, molecules, viewport, timeout): first frames in Chromium on the emulated phone
 
-The checks that run in the browser (test_web's, test_draw's and test_tour's groups) are in
+The checks that run in the browser (test_web's, test_rooms_page's and test_tour's groups) are in
 scripts/checks/in_browser; the attacks in scripts/checks/attacks, the rooms' in scripts/checks/rooms.
 
 The checks (pytest) find it through pyproject.toml's `pythonpath = ["scripts", ...]`; the benchmarks

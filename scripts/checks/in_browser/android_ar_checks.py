@@ -1,6 +1,6 @@
-"""test_web.py's Android Chrome: WebXR immersive-ar with hit-test (navigator.xr stubbed, see
+"""test_web_own_browsers.py's Android Chrome: WebXR immersive-ar with hit-test (navigator.xr stubbed, see
 browser.XR_STUB), Scene Viewer beside it: View in AR on 1AKE (a clear layer before a surface, the
-reticle, a tap places, pinch and twist, a finger drags, Exit AR), then See pieces in AR on Build.
+reticle, a tap places, pinch and twist, a finger drags, Exit AR), then See pieces in AR on Design.
 One browser of its own, an Android phone's size and user agent."""
 from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser
 
@@ -52,12 +52,12 @@ def check_android_ar(base, check, keep_csp, canvas):
         st = phone.wait("return document.getElementById('ar-overlay').hidden && document.getElementById('status').textContent", 10)
         opaque = phone.wait("const v = (() => {" + DRAWN + "})(); return v === 1 && v", 10)
         check("Exit AR ends the session and returns to the page's own 3D view", bool(st and st.startswith("Left AR") and opaque), f"{st} / {opaque}")
-        # The Build screen's pieces before Try: the same WebXR session, and Scene Viewer on the pieces' GLB.
-        phone.go(base + "/#/build")
-        phone.wait("return !!document.querySelector('#view-build .piece')", 20) and phone.click("#view-build .piece[data-kind='helix']")
-        link = phone.wait("return document.getElementById('build-viewer').width && document.querySelector('#build-pieces-ar-slot .scene-viewer-link')?.getAttribute('href')", 30)
-        drawn = "const v = (() => {" + canvas.replace("getElementById('viewer')", "getElementById('build-viewer')") + "})(); return v && v[0] > v[2] * 0.01"
-        if link and phone.wait(drawn, 60): phone.click("#build-pieces-ar-button")
+        # The Design screen's pieces before Try: the same WebXR session, and Scene Viewer on the pieces' GLB.
+        phone.go(base + "/#/design")
+        phone.wait("return !!document.querySelector('#view-design .piece')", 20) and phone.click("#view-design .piece[data-kind='helix']")
+        link = phone.wait("return document.getElementById('design-viewer').width && document.querySelector('#design-pieces-ar-slot .scene-viewer-link')?.getAttribute('href')", 30)
+        drawn = "const v = (() => {" + canvas.replace("getElementById('viewer')", "getElementById('design-viewer')") + "})(); return v && v[0] > v[2] * 0.01"
+        if link and phone.wait(drawn, 60): phone.click("#design-pieces-ar-button")
         st = phone.wait("const s = document.getElementById('ar-status'); return !document.getElementById('ar-overlay').hidden && s.textContent", 20)
         check("on Android, See pieces in AR starts WebXR, with Scene Viewer on the pieces' GLB beside it",
               bool(link and "pieces.glb" in link and st and ("find a surface" in st or "Tap to place" in st)), f"{link} / {st}")

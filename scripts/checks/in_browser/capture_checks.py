@@ -1,4 +1,4 @@
-"""test_web.py's checks of pictures, videos and AR photos (Web/js/capture.js, ar-photo.js) and of
+"""test_web_own_browsers.py's checks of pictures, videos and AR photos (Web/js/capture.js, ar-photo.js) and of
 the status line's words while the server works (progress-text.js), on an Android-sized phone with
 XR_STUB. Chromium here has no share sheet and records no MP4, so the page's MediaRecorder,
 navigator.share and navigator.canShare are stand-ins that say what they were given; so is WebXR's

@@ -1,4 +1,4 @@
-"""test_web.py's checks of the gestures, the controls the original apps had and the help, in a
+"""test_web_own_browsers.py's checks of the gestures, the controls the original apps had and the help, in a
 phone-sized page (390 × 844) with touch: the introduction closed by a downward swipe; Previous and
 Next through the library, and the start page offering to continue with the last molecule seen; a
 two-finger twist turning the 3D view; a double tap opening the style sheet; Hide hydrogens in the
@@ -98,7 +98,7 @@ return { unnamed, small, wide, duplicates, top: Math.round(window.scrollY), coun
 
 
 def check_gestures_and_help(base, check, docs, keep_csp):
-    """`docs`: the folder for the phone-sized screenshots (style-sheet.png, help-build.png), or None;
+    """`docs`: the folder for the phone-sized screenshots (style-sheet.png, help-design.png), or None;
     `keep_csp(browser)` collects the browser's console messages naming the page's policy."""
     b = Browser(width=WIDTH, height=HEIGHT)
     js, wait, click = b.js, b.wait, b.click
@@ -198,14 +198,14 @@ def check_gestures_and_help(base, check, docs, keep_csp):
                        " && document.getElementById('landing-continue-link').textContent", 20)
         b.click("#landing-continue-link")
         reopened = wait("return location.hash === '#/explore/' + arguments[0] && document.getElementById('details-title').textContent.startsWith(arguments[0])", 60, here)
-        b.go(base + "/#/build")
-        kept = wait("return location.hash === '#/build' && !document.getElementById('view-build').hidden", 10)
-        check("phone: the bare address opens the start page with “Continue with …” the last molecule, which reopens it; an explicit address (#/build) is kept",
+        b.go(base + "/#/design")
+        kept = wait("return location.hash === '#/design' && !document.getElementById('view-design').hidden", 10)
+        check("phone: the bare address opens the start page with “Continue with …” the last molecule, which reopens it; an explicit address (#/design) is kept",
               bool(offered == f"Continue with {here}" and reopened and kept), f"{offered} {reopened} {kept} {js('return location.hash')}")
 
         # Help on every screen, saying something about that screen.
-        words = {"explore": ["PDB ID", "Double-tap", "twist"], "build": ["Try", "Clear", "verdict", "helix"],
-                 "library": ["Filter", "Open", "Next"], "draw": ["Undo", "Note", "AR", "draw"], "map": ["map", "nearest"]}
+        words = {"explore": ["PDB ID", "Double-tap", "twist"], "design": ["Try", "Clear", "verdict", "helix"],
+                 "library": ["Filter", "Open", "Next"], "rooms": ["Undo", "Note", "AR", "draw"], "map": ["map", "nearest"]}
         missing = {}
         for screen, need in words.items():
             b.go(f"{base}/#/{screen}")
@@ -216,12 +216,12 @@ def check_gestures_and_help(base, check, docs, keep_csp):
             text = wait("const d = document.querySelector(arguments[0])?.parentElement; return d && d.open && d.textContent", 5, css) or ""
             lacks = [w for w in need if w.lower() not in text.lower()]
             if not found or lacks: missing[screen] = lacks or "no Help"
-            if screen == "build":
+            if screen == "design":
                 js("window.scrollTo(0, 0)")
-                if docs: b.screenshot(os.path.join(docs, "help-build.png"))
-                for kind in ["helix", "flexible-coil", "helix"]: click(f"#view-build .piece[data-kind='{kind}']")
+                if docs: b.screenshot(os.path.join(docs, "help-design.png"))
+                for kind in ["helix", "flexible-coil", "helix"]: click(f"#view-design .piece[data-kind='{kind}']")
             audit(screen)
-        check("phone: Help on Explore, Build, Draw together, Library and Map opens and speaks of that screen", missing == {}, str(missing))
+        check("phone: Help on Explore, Design, Rooms, Library and Map opens and speaks of that screen", missing == {}, str(missing))
 
         # The top bar keeps the app's name whole beside Camera, Record and Exit.
         b.go(f"{base}/#/explore/{here}")
@@ -231,7 +231,7 @@ def check_gestures_and_help(base, check, docs, keep_csp):
 
         # Each screen opens at its top, however far down the one before was scrolled.
         tops = {}
-        for screen in ["explore", "library", "build", "draw", "map", "explore"]:
+        for screen in ["explore", "library", "design", "rooms", "map", "explore"]:
             js("window.scrollTo(0, document.documentElement.scrollHeight)")
             js("location.hash = arguments[0]", f"#/{screen}")
             wait(f"return !document.getElementById('view-{screen}').hidden", 10)
@@ -239,8 +239,8 @@ def check_gestures_and_help(base, check, docs, keep_csp):
         check("phone: each screen opens at its top (not where the screen before was scrolled to)", all(v == 0 for v in tops.values()), str(tops))
 
         # The Menu's Help opens at its top, with the current screen's help first.
-        b.go(f"{base}/#/build")
-        wait("return !document.getElementById('view-build').hidden", 10)
+        b.go(f"{base}/#/design")
+        wait("return !document.getElementById('view-design').hidden", 10)
         click("#menu-button")
         wait("return document.getElementById('menu').open", 5)
         click("#help-button")
@@ -248,14 +248,14 @@ def check_gestures_and_help(base, check, docs, keep_csp):
                          return d.open && [d.scrollTop, !here.hidden && here.textContent.includes('Try'),
                                            here.compareDocumentPosition(d.querySelector('h3:not(#help-here-title)')) & Node.DOCUMENT_POSITION_FOLLOWING]""", 5)
         js("document.getElementById('help').close()")
-        check("phone: the Menu's Help opens at its top, this screen's help (Build's) first, then what holds everywhere",
+        check("phone: the Menu's Help opens at its top, this screen's help (Design's) first, then what holds everywhere",
               bool(opened and opened[0] == 0 and opened[1] and opened[2]), str(opened))
 
         # Signed in: the form for a new room, then a room of one's own with its drawing tools.
-        if register_through_page(b, base, "Grace", back="#/draw"):
+        if register_through_page(b, base, "Grace", back="#/rooms"):
             # The molecules' names fill the form's list a moment later: measured with them.
             wait("return !document.getElementById('room-form').hidden && document.querySelectorAll('#room-molecule option').length > 1", 20)
-            audit("draw (signed in)")
+            audit("rooms (signed in)")
             b.type_into("#room-name", "Tap targets")
             js("document.querySelector('#room-form button[type=submit]').scrollIntoView({ block: 'center' })")
             click("#room-form button[type=submit]")

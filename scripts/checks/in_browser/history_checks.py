@@ -1,4 +1,4 @@
-"""test_draw.py's checks of the drawing room's history slider and of the others' camera markers
+"""test_rooms_page_drawing.py's checks of the drawing room's history slider and of the others' camera markers
 (issue 18), run in its browser session while Ada (the owner, a desktop page) and Bob (a member, the
 Android phone) are both in the room `room_id` with a few strokes and a note.
 

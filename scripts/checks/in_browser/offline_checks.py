@@ -1,4 +1,4 @@
-"""test_web.py's checks of installing the app and using it offline, in a browser of their own at
+"""test_web_own_browsers.py's checks of installing the app and using it offline, in a browser of their own at
 phone size (a fresh profile: no service worker from the other checks): the manifest (parsed, its
 icons loaded at their sizes), the service worker registered and controlling the page, a molecule
 opened before that opens again after an offline reload (its title and a drawn 3D view), the offline

@@ -1,4 +1,4 @@
-"""test_web.py's checks of opening any entry without an account (GitHub issue 28: looking is not
+"""test_web_own_browsers.py's checks of opening any entry without an account (GitHub issue 28: looking is not
 adding), on servers of their own with no starter library, so that every entry opened is new to them
 and comes from the stand-in archive:
 

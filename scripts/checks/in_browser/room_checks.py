@@ -1,4 +1,4 @@
-"""test_draw.py's checks of the drawing room's phone features (issue 17, part 5), run at the end of
+"""test_rooms_page_drawing.py's checks of the drawing room's phone features (issue 17, part 5), run at the end of
 its browser session with its two people: the hue slider and the colour said to screen readers, a
 note pinned to a residue shown in 3D at that residue, drawing in AR along the finger's ray (the
 WebXR stand-in given a transient 'screen' input with a targetRaySpace) and a tap making a dot, the
@@ -107,7 +107,7 @@ def _calphas(base, molecule, wanted):
 
 def run(check, *, ada, bob, guest, base, room_id, shots=None):
     # ---- Hue slider: the colour, and its name said to screen readers ----
-    bob.go(f"{base}/#/draw/{room_id}")
+    bob.go(f"{base}/#/rooms/{room_id}")
     bob.wait("return document.getElementById('room-status').dataset.state === 'live'", 30)
     bob.js("window.scrollTo(0, 0)")
     before = bob.js(COUNT)
@@ -208,7 +208,7 @@ def run(check, *, ada, bob, guest, base, room_id, shots=None):
     bob.wait("return document.getElementById('ar-overlay').hidden", 10)
 
     # ---- The owner moves the room on the map (to Edinburgh) ----
-    ada.go(f"{base}/#/draw/{room_id}")
+    ada.go(f"{base}/#/rooms/{room_id}")
     ada.wait("return !document.getElementById('room-place').hidden && document.getElementById('room-place-now').textContent.includes('52.2')", 30)
     ada.click("#room-place summary")
     for field, value in (("#room-latitude", "55.9533"), ("#room-longitude", "-3.1883")):
@@ -216,14 +216,14 @@ def run(check, *, ada, bob, guest, base, room_id, shots=None):
         ada.type_into(field, value)
     ada.click("#room-place-form button[type=submit]")
     saved = ada.wait("const s = document.getElementById('status').textContent; return s.includes('55.953') && s", 20)
-    guest.go(f"{base}/?again#/draw/{room_id}")
+    guest.go(f"{base}/?again#/rooms/{room_id}")
     seen = guest.wait("const f = document.getElementById('room-facts').textContent; return f.includes('55.953, -3.188') && f", 30)
     check("the owner moves the room on the map from the room screen; another page sees the new place", bool(saved and seen), f"{saved!r} / {seen!r}")
 
     # ---- …and takes another room off the map again (PATCH "location": null): the map no longer lists it ----
     berlin = ada.js_async("""const done = arguments[0]; fetch('/api/rooms').then((r) => r.json())
         .then((a) => done((a.rooms || a).find((r) => r.name === 'Berlin')?.id || null), () => done(null));""")
-    ada.go(f"{base}/#/draw/{berlin}")
+    ada.go(f"{base}/#/rooms/{berlin}")
     ada.wait("return !document.getElementById('room-place').hidden && !document.getElementById('room-place-remove').hidden", 30)
     ada.js("document.getElementById('room-place').open = true")  # still open from the move above, or opened now
     ada.click("#room-place-remove")

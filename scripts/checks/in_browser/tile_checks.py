@@ -1,4 +1,4 @@
-"""test_draw.py's map with tiles: a stand-in tile server on loopback (every tile the same small PNG,
+"""test_rooms_page_drawing.py's map with tiles: a stand-in tile server on loopback (every tile the same small PNG,
 each path counted), a second `proteinar serve --tile-server` pointing at it, and a browser opening
 #/map there: Leaflet draws the map with tiles from the server's own origin (/tiles/…), which asked
 the stand-in once per tile; the page keeps to its Content-Security-Policy."""
