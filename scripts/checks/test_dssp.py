@@ -19,13 +19,12 @@ pydssp is O(L^2) in memory/time, so each chain is run together with the
 residues of other chains within 10 A (CA-CA, +-2 in sequence) to keep
 inter-chain sheets.
 """
-import json
 import os
 import re
-import subprocess
 
 import pytest
 
+from proteinar_testing import command_line
 from proteinar_testing import dssp_reference
 from proteinar_testing.dssp_reference import backbone, run_pydssp
 from proteinar_testing.paths import structure_files
@@ -57,18 +56,14 @@ def reference_path(path, files):
 
 
 def ours(binary, path):
-    p = subprocess.run([binary, "dssp", path, "--json"], capture_output=True, text=True,
-                       timeout=600)
-    if p.returncode != 0:
-        raise RuntimeError(f"exit {p.returncode}: {p.stderr.strip()[-300:]}")
+    """Our DSSP's three states per residue (chain, number, insertion code)."""
     out = {}
     try:
-        for r in json.loads(p.stdout)["residues"]:
-            out.setdefault((r["chain"], int(r["number"]), r.get("icode") or ""),
-                           THREE_STATE.get(r["ss"], "C"))
-    except (ValueError, KeyError, TypeError) as e:
-        raise RuntimeError(f"unexpected JSON ({type(e).__name__}: {e}): {p.stdout[:200]!r}")
-    return out
+        for r in command_line.answer(binary, "dssp", path)["residues"]:
+            out.setdefault((r["chain"], int(r["number"]), r.get("icode") or ""), THREE_STATE.get(r["ss"], "C"))
+        return out
+    except (KeyError, TypeError, ValueError) as e:
+        raise RuntimeError(f"unexpected JSON ({type(e).__name__}: {e})")
 
 
 

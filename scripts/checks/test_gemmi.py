@@ -44,14 +44,13 @@ checked on /work/shared/structures, all equal to MANIFEST.tsv):
 * gemmi 0.7.5 cannot read BinaryCIF; for X.bcif(.gz) we compare against a
   matching X.cif(.gz) (case-insensitive) among FILES or next to the file.
 """
-import json
 import os
 import re
-import subprocess
 
 import gemmi
 import pytest
 
+from proteinar_testing import command_line
 from proteinar_testing.paths import structure_files
 
 MACRO = structure_files()
@@ -107,19 +106,15 @@ def manifest_row(path):
 
 
 def ours(binary, path):
-    p = subprocess.run([binary, "info", path, "--json"], capture_output=True, text=True,
-                       timeout=600)
-    if p.returncode != 0:
-        raise RuntimeError(f"exit {p.returncode}: {p.stderr.strip()[-300:]}")
+    """Our counts of the file (`proteinar info --json`), and residues per chain id."""
+    j = command_line.answer(binary, "info", path)
     try:
-        j = json.loads(p.stdout)
         per_chain = {}
         for ch in j["chains"]:
             per_chain[ch["id"]] = per_chain.get(ch["id"], 0) + ch.get("residues", 0)
-        return dict(models=j["models"], chains=len(j["chains"]), residues=j["residues"],
-                    atoms=j["atoms"]), per_chain
-    except (ValueError, KeyError, TypeError) as e:
-        raise RuntimeError(f"unexpected JSON ({type(e).__name__}: {e}): {p.stdout[:200]!r}")
+        return dict(models=j["models"], chains=len(j["chains"]), residues=j["residues"], atoms=j["atoms"]), per_chain
+    except (KeyError, TypeError) as e:
+        raise RuntimeError(f"unexpected JSON ({type(e).__name__}: {e})")
 
 
 def fmt(c):
