@@ -58,14 +58,15 @@ extension MeshContext {
         let n = positions.count
         if let radius = sphereRadius {
             for i in 0..<n where isVisible(i) {
-                builder.addSphere(center: positions[i], radius: radius(i), color: color(i))
+                builder.addSphere(center: positions[i], radius: radius(i), color: color(i), feature: UInt32(i))
             }
         }
         if let r = bondRadius {
             for k in 0..<bonds.count {
                 let i = Int(bonds.a[k]), j = Int(bonds.b[k])
                 guard i >= 0, j >= 0, i < n, j < n, isVisible(i), isVisible(j) else { continue }
-                builder.addCylinder(from: positions[i], to: positions[j], radius: r, colorA: color(i), colorB: color(j))
+                builder.addCylinder(from: positions[i], to: positions[j], radius: r, colorA: color(i), colorB: color(j),
+                                    featureA: UInt32(i), featureB: UInt32(j))
             }
         }
         return builder.build(name: name)
@@ -163,10 +164,10 @@ public enum BackboneTrace {
         let (vertices, triangles) = cost(t, ctx)
         var builder = MeshBuilder(detail: ctx.detail, vertexCapacity: vertices, triangleCapacity: triangles)
         let positions = ctx.model.atoms.positions
-        for a in t.atoms { builder.addSphere(center: positions[Int(a)], radius: radius, color: ctx.color(Int(a))) }
+        for a in t.atoms { builder.addSphere(center: positions[Int(a)], radius: radius, color: ctx.color(Int(a)), feature: UInt32(a)) }
         for (a, b) in t.links {
             builder.addCylinder(from: positions[Int(a)], to: positions[Int(b)], radius: radius,
-                                colorA: ctx.color(Int(a)), colorB: ctx.color(Int(b)))
+                                colorA: ctx.color(Int(a)), colorB: ctx.color(Int(b)), featureA: UInt32(a), featureB: UInt32(b))
         }
         return builder.build(name: "backbone-trace")
     }

@@ -20,6 +20,7 @@ public enum Cartoon {
         mesh.positions = buffer.positions
         mesh.normals = buffer.normals
         mesh.colors = buffer.colors
+        mesh.features = buffer.features
         mesh.indices = buffer.indices
         if !mesh.indices.isEmpty { mesh.parts = [TriangleMesh.Part(triangles: 0..<mesh.triangleCount, material: 0)] }
         return mesh
@@ -50,6 +51,8 @@ struct CartoonPiece {
     /// Guide directions (CA→O), sign-continuous; zero where unknown.
     var guides: [SIMD3<Float>] = []
     var colors: [SIMD4<Float>] = []
+    /// The traced atom (CA, P or C4') of each residue: what its stretch of the cartoon names.
+    var atoms: [UInt32] = []
     var elements: [CartoonElement] = []
     /// For each segment i (between residues i and i+1): whether an arrowhead fills it.
     var arrows: [Bool] = []
@@ -197,6 +200,7 @@ enum CartoonTrace {
                 piece.points.append(position)
                 piece.guides.append(guide)
                 piece.colors.append(trace < ctx.atomColors.count ? ctx.atomColors[trace] : white)
+                piece.atoms.append(UInt32(trace))
                 piece.elements.append(element)
             }
             flush()
@@ -248,6 +252,8 @@ enum CartoonSweep {
             prevT = T; prevB = B
 
             let color = piece.colors[i] * (1 - f) + piece.colors[i + 1] * f
+            // A sample names the residue it is nearer along the spline.
+            let feature = f < 0.5 ? piece.atoms[i] : piece.atoms[i + 1]
             var prof: CartoonProfile
             if piece.arrows[i] {
                 prof = CartoonProfile(a: CartoonSizes.arrowHalfWidth + (coil.a - CartoonSizes.arrowHalfWidth) * f,
@@ -262,11 +268,11 @@ enum CartoonSweep {
             // own width, then start the arrow with a back cap.
             if f == 0 && i > 0 && k < samples - 1 && piece.arrows[i] && !stripStart {
                 let r = out.ring(center: center, binormal: B, normal: N, profile: CartoonSizes.strand,
-                                 color: color, shape: shape)
+                                 color: color, feature: feature, shape: shape)
                 out.join(ring, r, m)
                 stripStart = true
             }
-            let r = out.ring(center: center, binormal: B, normal: N, profile: prof, color: color, shape: shape)
+            let r = out.ring(center: center, binormal: B, normal: N, profile: prof, color: color, feature: feature, shape: shape)
             if stripStart {
                 out.cap(ring: r, m, center: center, facing: -T, forward: false)
                 stripStart = false
@@ -284,7 +290,7 @@ enum CartoonSweep {
             let up = unit(base.planeNormal - dot(base.planeNormal, A) * A) ?? anyPerpendicular(A)
             let side = cross(A, up)
             out.box(start: start, end: base.end, up: up, side: side, halfWidth: CartoonSizes.baseHalfWidth,
-                    halfThickness: CartoonSizes.baseHalfThickness, color: piece.colors[base.residue])
+                    halfThickness: CartoonSizes.baseHalfThickness, color: piece.colors[base.residue], feature: piece.atoms[base.residue])
         }
     }
 

@@ -67,25 +67,27 @@ struct CartoonRing {
     }
 }
 
-/// Growing vertex and index arrays of the cartoon mesh.
+/// Growing vertex and index arrays of the cartoon mesh; each vertex names the traced atom of the
+/// residue it draws.
 struct CartoonMeshBuffer {
     var positions: [SIMD3<Float>] = []
     var normals: [SIMD3<Float>] = []
     var colors: [SIMD4<Float>] = []
+    var features: [UInt32] = []
     var indices: [UInt32] = []
 
     init(reserveTriangles t: Int) {
         // A tube has about one vertex per two triangles; caps and boxes a little more.
         let v = t / 2 + 64
-        positions.reserveCapacity(v); normals.reserveCapacity(v); colors.reserveCapacity(v)
+        positions.reserveCapacity(v); normals.reserveCapacity(v); colors.reserveCapacity(v); features.reserveCapacity(v)
         indices.reserveCapacity(t * 3)
     }
 
     var vertexCount: Int { positions.count }
 
     @inline(__always)
-    mutating func vertex(_ p: SIMD3<Float>, _ n: SIMD3<Float>, _ c: SIMD4<Float>) {
-        positions.append(p); normals.append(n); colors.append(c)
+    mutating func vertex(_ p: SIMD3<Float>, _ n: SIMD3<Float>, _ c: SIMD4<Float>, _ feature: UInt32) {
+        positions.append(p); normals.append(n); colors.append(c); features.append(feature)
     }
 
     @inline(__always)
@@ -95,7 +97,7 @@ struct CartoonMeshBuffer {
 
     /// Appends one cross-section ring; returns the index of its first vertex.
     mutating func ring(center: SIMD3<Float>, binormal B: SIMD3<Float>, normal N: SIMD3<Float>,
-                       profile: CartoonProfile, color: SIMD4<Float>, shape: CartoonRing) -> Int {
+                       profile: CartoonProfile, color: SIMD4<Float>, feature: UInt32, shape: CartoonRing) -> Int {
         let first = positions.count
         let t = profile.square, u = 1 - t
         let invA = 1 / profile.a, invB = 1 / profile.b
@@ -110,7 +112,7 @@ struct CartoonMeshBuffer {
             var n = nx * B + ny * N
             let l = (n * n).sum().squareRoot()
             n = l > 1e-12 ? n / l : B
-            vertex(center + x * B + y * N, n, color)
+            vertex(center + x * B + y * N, n, color, feature)
         }
         return first
     }
@@ -129,8 +131,8 @@ struct CartoonMeshBuffer {
     mutating func cap(ring r: Int, _ m: Int, center: SIMD3<Float>, facing: SIMD3<Float>, forward: Bool) {
         let color = colors[r]
         let c = positions.count
-        vertex(center, facing, color)
-        for j in 0..<m { vertex(positions[r + j], facing, colors[r + j]) }
+        vertex(center, facing, color, features[r])
+        for j in 0..<m { vertex(positions[r + j], facing, colors[r + j], features[r + j]) }
         for j in 0..<m {
             let k = j + 1 == m ? 0 : j + 1
             if forward { triangle(c, c + 1 + j, c + 1 + k) } else { triangle(c, c + 1 + k, c + 1 + j) }
@@ -140,7 +142,7 @@ struct CartoonMeshBuffer {
     /// A box from `start` to `end`, `halfWidth` along `side` and `halfThickness` along `up`
     /// (both unit and perpendicular to the axis): 24 vertices, 12 triangles.
     mutating func box(start: SIMD3<Float>, end: SIMD3<Float>, up: SIMD3<Float>, side: SIMD3<Float>,
-                      halfWidth: Float, halfThickness: Float, color: SIMD4<Float>) {
+                      halfWidth: Float, halfThickness: Float, color: SIMD4<Float>, feature: UInt32) {
         let axis = end - start
         let len = (axis * axis).sum().squareRoot()
         let A = len > 1e-6 ? axis / len : cross(up, side)
@@ -157,8 +159,8 @@ struct CartoonMeshBuffer {
             let (n, u, v) = face
             let c = mid + n * offsets[f]
             let i = positions.count
-            vertex(c - u - v, n, color); vertex(c + u - v, n, color)
-            vertex(c + u + v, n, color); vertex(c - u + v, n, color)
+            vertex(c - u - v, n, color, feature); vertex(c + u - v, n, color, feature)
+            vertex(c + u + v, n, color, feature); vertex(c - u + v, n, color, feature)
             triangle(i, i + 1, i + 2); triangle(i, i + 2, i + 3)
         }
     }

@@ -103,12 +103,14 @@ struct SphereTemplate: Sendable {
 
 // MARK: - Builder
 
-/// Accumulates vertices (position, unit normal, linear RGBA) and triangles into one mesh with a
-/// single part (material 0). Pre-size it with the expected counts: appends then never reallocate.
+/// Accumulates vertices (position, unit normal, linear RGBA, the atom drawn) and triangles into one
+/// mesh with a single part (material 0). Pre-size it with the expected counts: appends then never
+/// reallocate.
 struct MeshBuilder {
     var positions: [SIMD3<Float>] = []
     var normals: [SIMD3<Float>] = []
     var colors: [SIMD4<Float>] = []
+    var features: [UInt32] = []
     var indices: [UInt32] = []
     let detail: Int
     private let sphere: SphereTemplate
@@ -120,25 +122,27 @@ struct MeshBuilder {
         sphere = MeshPrimitives.sphereTemplates[d]
         ring = MeshPrimitives.ringTemplates[d]
         positions.reserveCapacity(vertexCapacity); normals.reserveCapacity(vertexCapacity)
-        colors.reserveCapacity(vertexCapacity); indices.reserveCapacity(3 * triangleCapacity)
+        colors.reserveCapacity(vertexCapacity); features.reserveCapacity(vertexCapacity)
+        indices.reserveCapacity(3 * triangleCapacity)
     }
 
     var vertexCount: Int { positions.count }
     var triangleCount: Int { indices.count / 3 }
 
-    /// A sphere of the builder's detail.
-    mutating func addSphere(center: SIMD3<Float>, radius: Float, color: SIMD4<Float>) {
+    /// A sphere of the builder's detail, drawing atom `feature`.
+    mutating func addSphere(center: SIMD3<Float>, radius: Float, color: SIMD4<Float>, feature: UInt32) {
         let base = UInt32(positions.count)
         for u in sphere.points {
-            positions.append(center + radius * u); normals.append(u); colors.append(color)
+            positions.append(center + radius * u); normals.append(u); colors.append(color); features.append(feature)
         }
         for i in sphere.indices { indices.append(base &+ i) }
     }
 
-    /// A tube from `a` to `b`; when the colours differ it is split at the midpoint, each half in
-    /// its end's colour. Nothing for a zero-length tube.
+    /// A tube from `a` (atom `featureA`) to `b` (atom `featureB`); when the colours differ it is split
+    /// at the midpoint, each half in its end's colour. Each ring names the atom at its end of the
+    /// bond, or whose half it closes. Nothing for a zero-length tube.
     mutating func addCylinder(from a: SIMD3<Float>, to b: SIMD3<Float>, radius: Float,
-                              colorA: SIMD4<Float>, colorB: SIMD4<Float>) {
+                              colorA: SIMD4<Float>, colorB: SIMD4<Float>, featureA: UInt32, featureB: UInt32) {
         let axis = b - a
         let len2 = lengthSquared(axis)
         guard len2 > 1e-12, len2.isFinite else { return }
@@ -152,23 +156,23 @@ struct MeshBuilder {
         var v = cross(d, u)
         v /= lengthSquared(v).squareRoot()
         if colorA == colorB {
-            tube(a, b, u, v, radius, colorA)
+            tube(a, b, u, v, radius, colorA, (featureA, featureB))
         } else {
             let mid = (a + b) * 0.5
-            tube(a, mid, u, v, radius, colorA)
-            tube(mid, b, u, v, radius, colorB)
+            tube(a, mid, u, v, radius, colorA, (featureA, featureA))
+            tube(mid, b, u, v, radius, colorB, (featureB, featureB))
         }
     }
 
     private mutating func tube(_ a: SIMD3<Float>, _ b: SIMD3<Float>, _ u: SIMD3<Float>, _ v: SIMD3<Float>,
-                               _ radius: Float, _ color: SIMD4<Float>) {
+                               _ radius: Float, _ color: SIMD4<Float>, _ ends: (UInt32, UInt32)) {
         let n = ring.sides
         let base = UInt32(positions.count)
-        for end in [a, b] {
+        for (end, feature) in [(a, ends.0), (b, ends.1)] {
             for k in 0..<n {
                 var normal = ring.cosines[k] * u + ring.sines[k] * v
                 normal /= lengthSquared(normal).squareRoot()
-                positions.append(end + radius * normal); normals.append(normal); colors.append(color)
+                positions.append(end + radius * normal); normals.append(normal); colors.append(color); features.append(feature)
             }
         }
         let un = UInt32(n)
@@ -183,7 +187,7 @@ struct MeshBuilder {
     /// The mesh, with one part (material 0) covering every triangle.
     func build(name: String) -> TriangleMesh {
         var mesh = TriangleMesh(name: name)
-        mesh.positions = positions; mesh.normals = normals; mesh.colors = colors; mesh.indices = indices
+        mesh.positions = positions; mesh.normals = normals; mesh.colors = colors; mesh.features = features; mesh.indices = indices
         if !indices.isEmpty { mesh.parts = [TriangleMesh.Part(triangles: 0..<(indices.count / 3), material: 0)] }
         return mesh
     }

@@ -45,11 +45,14 @@ enum MeshSimplifier {
         kept.removeLast(indexCount - count)
 
         // The vertices the remaining triangles use, in order of first use.
-        let ordered = VertexStreams(positions: mesh.positions, normals: mesh.normals, colors: mesh.colors, indices: kept).fetchOrdered()
+        // Collapses keep a subset of the vertices where they were, so each still names what it drew.
+        let ordered = VertexStreams(positions: mesh.positions, normals: mesh.normals, colors: mesh.colors, features: mesh.features,
+                                    indices: kept).fetchOrdered()
         var result = TriangleMesh(name: mesh.name)
         result.positions = ordered.positions
         result.normals = ordered.normals
         result.colors = ordered.colors
+        result.features = ordered.features
         result.indices = ordered.indices
         result.parts = [.init(triangles: 0..<(count / 3), material: mesh.parts.first?.material ?? 0)]
         return Result(mesh: result, deviation: relativeError * scale)

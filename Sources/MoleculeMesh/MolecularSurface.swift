@@ -219,7 +219,8 @@ public enum MolecularSurface {
         }
     }
 
-    /// Colours each vertex like the atom whose Gaussian is largest there (smallest d²/r²).
+    /// Colours each vertex like the atom whose Gaussian is largest there (smallest d²/r²), and names
+    /// that atom as what the vertex draws.
     static func colour(_ mesh: inout TriangleMesh, atoms: SurfaceAtoms, ctx: MeshContext) {
         // Two extra points at the corners of the vertices' box make the grid cover every vertex
         // (a grid over flat or single-atom input would otherwise be too thin to find them).
@@ -227,7 +228,10 @@ public enum MolecularSurface {
         let grid = SpatialGrid(points: atoms.positions + [atoms.lower - pad, atoms.upper + pad], cellSize: atoms.maxCutoff)
         let atomCount = atoms.positions.count
         let fallback = SIMD4<Float>(0.8, 0.8, 0.8, 1)
-        mesh.colors = mesh.positions.map { p in
+        let positions = mesh.positions
+        var features = [UInt32](repeating: TriangleMesh.noFeature, count: positions.count)
+        mesh.colors = positions.indices.map { v in
+            let p = positions[v]
             var best = -1
             var bestScore = Float.infinity
             grid.forEachCandidate(near: p) { j in
@@ -239,11 +243,13 @@ public enum MolecularSurface {
             }
             guard best >= 0 else { return fallback }
             let atom = atoms.atomIndex[best]
+            features[v] = UInt32(atom)
             guard atom < ctx.atomColors.count else { return fallback }
             let c = ctx.atomColors[atom]
             let clamped = pointwiseMin(pointwiseMax(c, .zero), SIMD4(repeating: 1))
             return clamped.x.isNaN || clamped.y.isNaN || clamped.z.isNaN || clamped.w.isNaN ? fallback : clamped
         }
+        mesh.features = features
     }
 
     // MARK: - Estimate

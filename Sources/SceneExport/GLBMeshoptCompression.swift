@@ -58,11 +58,13 @@ enum GLBMeshoptCompression {
                 source.withUnsafeBufferPointer { meshopt_optimizeVertexCacheStrip(slice.baseAddress, $0.baseAddress, source.count, n) }
             }
         }
-        let ordered = VertexStreams(positions: mesh.positions, normals: mesh.normals, colors: mesh.colors, indices: indices).fetchOrdered()
+        let ordered = VertexStreams(positions: mesh.positions, normals: mesh.normals, colors: mesh.colors, features: mesh.features,
+                                    indices: indices).fetchOrdered()
         var result = mesh
         result.positions = ordered.positions
         result.normals = ordered.normals
         result.colors = ordered.colors
+        result.features = ordered.features
         result.indices = ordered.indices
         return result
     }

@@ -16,6 +16,11 @@ import TextOutput
 ///   (`EXT_meshopt_compression`, see `GLBMeshoptCompression`): for our own viewer and WebXR.
 /// - `.float`: float VEC3 positions (exact min/max) and normals, no extension: for tools that read no
 ///   glTF extension.
+/// With `features`, a mesh whose vertices say what they draw (`TriangleMesh.features`) carries them
+/// as `EXT_mesh_features` feature ids (`_FEATURE_ID_0`, labelled "atom": unsigned shorts in a 4-byte
+/// stride below 65535 atoms, else floats, exact to 2²⁴; the largest value of each is the null id),
+/// an extension used, not required: a viewer that does not know it draws the model as before. Only
+/// our own viewer asks for them; Scene Viewer's GLB stays without.
 /// Nodes carry `matrix` unless identity (quantized files: always, with the dequantisation folded in)
 /// and all belong to the one scene. Materials are metallic-roughness with `doubleSided: false`,
 /// `alphaMode: BLEND` when alpha is below 1; a vertex-coloured mesh's parts use a white variant of
@@ -33,8 +38,9 @@ public enum GLBWriter {
 
     public static func write(_ scene: TriangleScene) -> [UInt8] { write(scene, encoding: .quantized) }
 
-    public static func write(_ scene: TriangleScene, encoding: Encoding) -> [UInt8] {
+    public static func write(_ scene: TriangleScene, encoding: Encoding, features: Bool = false) -> [UInt8] {
         var prepared = PreparedScene(scene)
+        if !features { for m in prepared.meshes.indices { prepared.meshes[m].features = [] } }
         let quantized = encoding != .float
         if quantized { prepared.meshes = prepared.meshes.map(GLBMeshoptCompression.reordered) }
 
@@ -88,6 +94,11 @@ public enum GLBWriter {
                 }
                 l.color = append(&views, GLBView(bytes: colors, count: n, stride: 4, target: 34962, declaresStride: false))
             }
+            if !mesh.features.isEmpty {
+                let ids = FeatureIDs(mesh.features)
+                l.features = ids
+                l.feature = append(&views, GLBView(bytes: ids.bytes, count: n, stride: 4, target: 34962, declaresStride: ids.componentType != 5126))
+            }
             l.wideIndices = n > 65535
             let used = (mesh.indices.count / 3) * 3
             let size = l.wideIndices ? 4 : 2
@@ -125,10 +136,13 @@ public enum GLBWriter {
 
         var j = TextBuffer(capacity: 1024 + prepared.nodes.count * 300 + prepared.meshes.count * 600)
         j.text("{\"asset\":{\"version\":\"2.0\",\"generator\":\"ProteinAR\"}")
+        let withFeatures = layouts.contains { $0.feature >= 0 }
         if quantized && !prepared.meshes.isEmpty {
-            let used = encoding == .meshopt ? "[\"EXT_meshopt_compression\",\"KHR_mesh_quantization\"]" : "[\"KHR_mesh_quantization\"]"
-            j.text(",\"extensionsUsed\":"); j.text(used)
-            j.text(",\"extensionsRequired\":"); j.text(used)
+            let required = encoding == .meshopt ? "\"EXT_meshopt_compression\",\"KHR_mesh_quantization\"" : "\"KHR_mesh_quantization\""
+            j.text(",\"extensionsUsed\":["); j.text(withFeatures ? "\"EXT_mesh_features\"," + required : required)
+            j.text("],\"extensionsRequired\":["); j.text(required); j.byte(93)
+        } else if withFeatures {
+            j.text(",\"extensionsUsed\":[\"EXT_mesh_features\"]")
         }
         j.text(",\"scene\":0,\"scenes\":[{\"name\":")
         j.jsonString(prepared.name)
@@ -163,16 +177,27 @@ public enum GLBWriter {
                 if m > 0 { j.byte(44) }
                 j.text("{\"name\":"); j.jsonString(mesh.name); j.text(",\"primitives\":[")
                 let position = accessorCount, normal = accessorCount + 1
-                let color = layouts[m].color >= 0 ? accessorCount + 2 : -1
-                accessorCount += color >= 0 ? 3 : 2
+                var next = accessorCount + 2
+                let color = layouts[m].color >= 0 ? next : -1
+                if color >= 0 { next += 1 }
+                let feature = layouts[m].feature >= 0 ? next : -1
+                if feature >= 0 { next += 1 }
+                accessorCount = next
                 for (p, part) in mesh.parts.enumerated() {
                     if p > 0 { j.byte(44) }
                     j.text("{\"attributes\":{\"POSITION\":"); j.int(position)
                     j.text(",\"NORMAL\":"); j.int(normal)
                     if color >= 0 { j.text(",\"COLOR_0\":"); j.int(color) }
+                    if feature >= 0 { j.text(",\"_FEATURE_ID_0\":"); j.int(feature) }
                     j.text("},\"indices\":"); j.int(accessorCount)
                     accessorCount += 1
-                    j.text(",\"material\":"); j.int(part.material); j.byte(125)
+                    j.text(",\"material\":"); j.int(part.material)
+                    if let ids = layouts[m].features {
+                        j.text(",\"extensions\":{\"EXT_mesh_features\":{\"featureIds\":[{\"featureCount\":"); j.int(ids.count)
+                        j.text(",\"attribute\":0,\"nullFeatureId\":"); j.int(ids.null)
+                        j.text(",\"label\":\"atom\"}]}}")
+                    }
+                    j.byte(125)
                 }
                 j.text("]}")
             }
@@ -214,6 +239,11 @@ public enum GLBWriter {
                 if l.color >= 0 {
                     j.text(",{\"bufferView\":"); j.int(l.color)
                     j.text(",\"componentType\":5121,\"normalized\":true,\"count\":"); j.int(n); j.text(",\"type\":\"VEC4\"}")
+                }
+                if let ids = l.features {
+                    j.text(",{\"bufferView\":"); j.int(l.feature)
+                    j.text(",\"componentType\":"); j.int(ids.componentType)
+                    j.text(",\"count\":"); j.int(n); j.text(",\"type\":\"SCALAR\"}")
                 }
                 let size = l.wideIndices ? 4 : 2
                 for part in mesh.parts {
@@ -273,7 +303,8 @@ public enum GLBWriter {
     }
 
     private struct MeshLayout {
-        var position = 0, normal = 0, color = -1, index = 0  // bufferView indices
+        var position = 0, normal = 0, color = -1, feature = -1, index = 0  // bufferView indices
+        var features: FeatureIDs?
         var wideIndices = false
         /// Accessor bounds as written (integers for quantised positions).
         var min: [String] = [], max: [String] = []
@@ -315,6 +346,32 @@ struct GLBView {
     /// An index view's indices (for the triangle codec) and its mesh's vertex count.
     var triangles: [UInt32]? = nil
     var vertexCount = 0
+}
+
+/// A mesh's feature ids as `EXT_mesh_features` stores them: unsigned shorts (in a 4-byte stride, as
+/// vertex attributes must be aligned) when every id fits below 65535, else floats (exact to 2²⁴).
+/// `TriangleMesh.noFeature` becomes the null id, the largest value of the type.
+struct FeatureIDs {
+    let componentType: Int
+    let null: Int
+    /// Distinct ids other than the null one (at least 1, as the extension requires).
+    let count: Int
+    let bytes: [UInt8]
+
+    init(_ ids: [UInt32]) {
+        let largest = ids.lazy.filter { $0 != TriangleMesh.noFeature }.max() ?? 0
+        let short = largest < 65535
+        componentType = short ? 5123 : 5126
+        null = short ? 65535 : (1 << 24) - 1
+        count = max(1, Set(ids.lazy.filter { $0 != TriangleMesh.noFeature }).count)
+        let null = UInt32(self.null)
+        bytes = makeBytes(count: ids.count * 4) { out in
+            for id in ids {
+                let value = id == TriangleMesh.noFeature || id >= null ? null : id
+                if short { out.u16(UInt16(value)); out.u16(0) } else { out.u32(Float(value).bitPattern) }
+            }
+        }
+    }
 }
 
 /// The grid quantised positions lie on: the mesh's box, split into 2^bits - 1 equal steps along its

@@ -15,11 +15,13 @@ public enum ModelFormat: String, CaseIterable, Sendable {
     }
 
     /// The scene in this format. OBJ refers to its materials as `mtlFileName`, which `.mtl` writes;
-    /// a GLB is stored as `glb` says.
+    /// a GLB is stored as `glb` says, and the meshopt one (our viewer's and WebXR's) and the float one
+    /// (for checkers) say what each vertex draws (`EXT_mesh_features`), which Scene Viewer's
+    /// quantised one leaves out.
     public func encode(_ scene: TriangleScene, mtlFileName: String = "model.mtl",
                        glb: GLBWriter.Encoding = .quantized) -> [UInt8] {
         switch self {
-        case .glb: return GLBWriter.write(scene, encoding: glb)
+        case .glb: return GLBWriter.write(scene, encoding: glb, features: glb != .quantized)
         case .usdz: return USDZWriter.write(scene)
         case .obj: return OBJWriter.write(scene, mtlFileName: mtlFileName).obj
         case .mtl: return OBJWriter.write(scene, mtlFileName: mtlFileName).mtl

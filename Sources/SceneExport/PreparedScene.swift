@@ -30,6 +30,8 @@ struct PreparedMesh {
     var normals: [SIMD3<Float>]
     /// Linear RGBA clamped to 0...1, one per vertex, or empty.
     var colors: [SIMD4<Float>]
+    /// What each vertex draws (`TriangleMesh.features`), one per vertex, or empty.
+    var features: [UInt32]
     /// The mesh's indices (all below the vertex count); only whole triangles are used.
     var indices: [UInt32]
     /// Non-empty, each range non-empty and inside the mesh's triangles.
@@ -141,7 +143,7 @@ struct PreparedScene {
             parts.append(PreparedPart(triangles: range, material: index))
         }
         return PreparedMesh(source: source, name: mesh.name, positions: positions, normals: normals,
-                            colors: colors, indices: mesh.indices, parts: parts)
+                            colors: colors, features: mesh.features.count == n ? mesh.features : [], indices: mesh.indices, parts: parts)
     }
 
     /// The mesh's normals renormalised; where one is missing, zero or not finite, the area-weighted

@@ -21,6 +21,13 @@ public struct TriangleMesh: Sendable, Equatable {
     /// Linear RGBA in 0...1, one per vertex (optional: empty when the parts' materials colour it).
     /// When present they replace the materials' RGB; their alpha multiplies the material's alpha.
     public var colors: [SIMD4<Float>] = []
+    /// What each vertex draws, one per vertex (optional: empty when the mesh does not say): for a
+    /// molecule, the index of the atom in its model (a cartoon's vertices name their residue's traced
+    /// atom, a surface's the nearest atom). The GLB for the web app carries them as
+    /// `EXT_mesh_features` feature ids, so a tap names what it touched.
+    public var features: [UInt32] = []
+    /// The feature id of a vertex that draws nothing in particular.
+    public static let noFeature = UInt32.max
     /// Triangle corner indices into the vertex arrays, three per triangle.
     public var indices: [UInt32] = []
     /// Ranges of triangles (not indices) drawn with one material each; together they cover all triangles.
@@ -89,6 +96,9 @@ extension TriangleScene {
             if mesh.normals.count != n { if !report("\(label): \(mesh.normals.count) normals for \(n) vertices") { break } }
             if !mesh.colors.isEmpty && mesh.colors.count != n {
                 if !report("\(label): \(mesh.colors.count) colours for \(n) vertices") { break }
+            }
+            if !mesh.features.isEmpty && mesh.features.count != n {
+                if !report("\(label): \(mesh.features.count) feature ids for \(n) vertices") { break }
             }
             if mesh.indices.count % 3 != 0 {
                 if !report("\(label): \(mesh.indices.count) indices is not a multiple of 3") { break }

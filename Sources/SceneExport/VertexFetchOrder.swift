@@ -8,13 +8,16 @@ public struct VertexStreams: Sendable {
     public var normals: [SIMD3<Float>]
     /// One per vertex, or empty.
     public var colors: [SIMD4<Float>]
+    /// What each vertex draws (`TriangleMesh.features`), one per vertex, or empty.
+    public var features: [UInt32]
     /// All below the vertex count.
     public var indices: [UInt32]
 
-    public init(positions: [SIMD3<Float>], normals: [SIMD3<Float>], colors: [SIMD4<Float>], indices: [UInt32]) {
+    public init(positions: [SIMD3<Float>], normals: [SIMD3<Float>], colors: [SIMD4<Float>], features: [UInt32] = [], indices: [UInt32]) {
         self.positions = positions
         self.normals = normals
         self.colors = colors
+        self.features = features
         self.indices = indices
     }
 
@@ -31,12 +34,14 @@ public struct VertexStreams: Sendable {
         var result = VertexStreams(positions: [SIMD3<Float>](repeating: .zero, count: kept),
                                    normals: normals.count == n ? [SIMD3<Float>](repeating: .zero, count: kept) : [],
                                    colors: colors.count == n ? [SIMD4<Float>](repeating: .zero, count: kept) : [],
+                                   features: features.count == n ? [UInt32](repeating: 0, count: kept) : [],
                                    indices: [])
         for v in 0..<n where remap[v] != UInt32.max {
             let to = Int(remap[v])
             result.positions[to] = positions[v]
             if !result.normals.isEmpty { result.normals[to] = normals[v] }
             if !result.colors.isEmpty { result.colors[to] = colors[v] }
+            if !result.features.isEmpty { result.features[to] = features[v] }
         }
         result.indices = indices.map { remap[Int($0)] }
         return result

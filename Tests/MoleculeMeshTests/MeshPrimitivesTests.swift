@@ -9,7 +9,7 @@ struct MeshPrimitivesTests {
     @Test(arguments: 0...4) func sphereCountsMatchPrediction(detail: Int) {
         var b = MeshBuilder(detail: detail)
         let center = SIMD3<Float>(1, -2, 3)
-        b.addSphere(center: center, radius: 1.5, color: SIMD4(1, 0, 0, 1))
+        b.addSphere(center: center, radius: 1.5, color: SIMD4(1, 0, 0, 1), feature: 0)
         let mesh = b.build(name: "s")
         #expect(mesh.triangleCount == MeshPrimitives.sphereTriangles(detail: detail))
         #expect(mesh.vertexCount == MeshPrimitives.sphereVertices(detail: detail))
@@ -37,7 +37,7 @@ struct MeshPrimitivesTests {
         let red = SIMD4<Float>(1, 0, 0, 1), blue = SIMD4<Float>(0, 0, 1, 1)
         for detail in 0...4 {
             var two = MeshBuilder(detail: detail)
-            two.addCylinder(from: a, to: b, radius: 0.2, colorA: red, colorB: blue)
+            two.addCylinder(from: a, to: b, radius: 0.2, colorA: red, colorB: blue, featureA: 0, featureB: 1)
             let mesh = two.build(name: "c")
             #expect(mesh.triangleCount == MeshPrimitives.bondTriangles(detail: detail, sameColor: false))
             #expect(mesh.vertexCount == MeshPrimitives.bondVertices(detail: detail, sameColor: false))
@@ -52,16 +52,21 @@ struct MeshPrimitivesTests {
                 // Red vertices lie on the first half, blue on the second.
                 let half = ((direction * direction).sum().squareRoot()) / 2
                 if mesh.colors[k] == red { #expect(along <= half + 1e-4) } else { #expect(along >= half - 1e-4) }
+                // Each half names its end's atom.
+                #expect(mesh.features[k] == (mesh.colors[k] == red ? 0 : 1))
             }
             var one = MeshBuilder(detail: detail)
-            one.addCylinder(from: a, to: b, radius: 0.2, colorA: red, colorB: red)
+            one.addCylinder(from: a, to: b, radius: 0.2, colorA: red, colorB: red, featureA: 0, featureB: 1)
             #expect(one.triangleCount == MeshPrimitives.bondTriangles(detail: detail, sameColor: true))
+            // One tube: the ring at each end names that end's atom.
+            let sides = MeshPrimitives.cylinderSides(detail: detail)
+            #expect(one.features == [UInt32](repeating: 0, count: sides) + [UInt32](repeating: 1, count: sides))
         }
     }
 
     @Test func zeroLengthCylinderIsSkipped() {
         var b = MeshBuilder(detail: 2)
-        b.addCylinder(from: .zero, to: .zero, radius: 1, colorA: SIMD4(1, 1, 1, 1), colorB: SIMD4(0, 0, 0, 1))
+        b.addCylinder(from: .zero, to: .zero, radius: 1, colorA: SIMD4(1, 1, 1, 1), colorB: SIMD4(0, 0, 0, 1), featureA: 0, featureB: 1)
         #expect(b.triangleCount == 0)
         #expect(b.build(name: "e").parts.isEmpty)
     }

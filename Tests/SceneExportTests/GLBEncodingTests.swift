@@ -114,4 +114,49 @@ struct GLBEncodingTests {
             #expect(c.json["nodes"] as? NSArray == q.json["nodes"] as? NSArray)
         }
     }
+
+    /// Two triangles whose vertices draw atoms 7, 7, 9 and 70,000 (or the null id).
+    func featureScene(_ ids: [UInt32]) -> TriangleScene {
+        var mesh = TriangleMesh(name: "atoms")
+        mesh.positions = [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(1, 1, 0)]
+        mesh.normals = Array(repeating: SIMD3(0, 0, 1), count: 4)
+        mesh.features = ids
+        mesh.indices = [0, 1, 2, 2, 1, 3]
+        mesh.parts = [.init(triangles: 0..<2, material: 0)]
+        var scene = TriangleScene(name: "features")
+        scene.materials = [Material(name: "white", baseColor: SIMD4(1, 1, 1, 1))]
+        scene.meshes = [mesh]
+        scene.nodes = [Node(name: "n", mesh: 0, transform: Node.identity)]
+        return scene
+    }
+
+    @Test("feature ids: EXT_mesh_features used (never required) where asked, each vertex's id read back, the null id the type's largest")
+    func featureIDs() throws {
+        for (ids, type, null) in [([7, 7, 9, TriangleMesh.noFeature], 5123, 65535), ([7, 7, 9, 70_000], 5126, (1 << 24) - 1)] as [([UInt32], Int, Int)] {
+            let scene = featureScene(ids)
+            for encoding in GLBWriter.Encoding.allCases {
+                let p = try parse(GLBWriter.write(scene, encoding: encoding, features: true))
+                #expect((p.json["extensionsUsed"] as? [String])?.contains("EXT_mesh_features") == true)
+                #expect((p.json["extensionsRequired"] as? [String])?.contains("EXT_mesh_features") != true)
+                let primitive = try #require(((p.json["meshes"] as? [[String: Any]])?.first?["primitives"] as? [[String: Any]])?.first)
+                let accessor = try #require((primitive["attributes"] as? [String: Int])?["_FEATURE_ID_0"])
+                let set = try #require((((primitive["extensions"] as? [String: Any])?["EXT_mesh_features"] as? [String: Any])?["featureIds"] as? [[String: Any]])?.first)
+                #expect(set["attribute"] as? Int == 0 && set["nullFeatureId"] as? Int == null && set["label"] as? String == "atom")
+                #expect(set["featureCount"] as? Int == Set(ids.filter { $0 != TriangleMesh.noFeature }).count)
+                #expect(p.accessors[accessor]["componentType"] as? Int == type && p.accessors[accessor]["type"] as? String == "SCALAR")
+                let view = try #require(p.accessors[accessor]["bufferView"] as? Int)
+                let bytes = try viewBytes(p, view)
+                let read = (0..<4).map { v -> Int in
+                    let o = 4 * v
+                    let word = UInt32(bytes[o]) | UInt32(bytes[o + 1]) << 8 | UInt32(bytes[o + 2]) << 16 | UInt32(bytes[o + 3]) << 24
+                    return type == 5123 ? Int(word & 0xFFFF) : Int(Float(bitPattern: word))
+                }
+                let written = ids.map { $0 == TriangleMesh.noFeature ? null : Int($0) }
+                // The float file keeps the vertex order; the others renumber vertices in first-use order.
+                if encoding == .float { #expect(read == written) } else { #expect(read.sorted() == written.sorted(), "\(encoding)") }
+            }
+            let without = try parse(GLBWriter.write(scene, encoding: .quantized))
+            #expect(without.json["extensionsUsed"] as? [String] == ["KHR_mesh_quantization"], "Scene Viewer's GLB: no feature ids")
+        }
+    }
 }

@@ -26,6 +26,10 @@ gltfpack (Debian's; likewise required).
        first decoded with meshoptimizer's own decoder (libmeshoptimizer via
        ctypes; gltfpack refuses files it did not compress), then the decoded
        file goes through every check above and the readers below.
+       EXT_mesh_features (used, never required): each primitive's feature id
+       sets name a `_FEATURE_ID_n` attribute it has, SCALAR unsigned byte or
+       short or float, not normalised, whole numbers, featureCount >= 1 and
+       at least the distinct ids other than nullFeatureId.
   OBJ  numbers finite; face indices (1-based or negative) inside the v/vn/vt
        lists; `vn` unit length; `mtllib` found beside the file and every
        `usemtl` defined in it.
@@ -91,8 +95,10 @@ def check_glb(path, data):
     need(g.get("asset", {}).get("version") == "2.0", 'asset.version is not "2.0"')
     quantized = "KHR_mesh_quantization" in g.get("extensionsRequired", [])
     for name in g.get("extensionsUsed", []):
-        need(name == "KHR_mesh_quantization", f"extension {name} is not expected here")
+        need(name in ("KHR_mesh_quantization", "EXT_mesh_features"), f"extension {name} is not expected here")
     need(quantized == ("KHR_mesh_quantization" in g.get("extensionsUsed", [])), "KHR_mesh_quantization used but not required")
+    need("EXT_mesh_features" not in g.get("extensionsRequired", []), "EXT_mesh_features is required: a reader without it could not draw the file")
+    features = "EXT_mesh_features" in g.get("extensionsUsed", [])
 
     buffers = g.get("buffers", [])
     binary = binary or b""
@@ -166,6 +172,16 @@ def check_glb(path, data):
                     need(worst <= QUANTIZED_UNIT_TOLERANCE, f"{where}: NORMAL not of unit length (worst |len-1| = {worst:.2e})")
                 if name.startswith("COLOR_") and a["componentType"] != 5126:
                     need(a.get("normalized") is True, f"{where}: integer {name} is not normalized")
+            for s, ids in enumerate(prim.get("extensions", {}).get("EXT_mesh_features", {}).get("featureIds", [])):
+                need(features, f"{where}: EXT_mesh_features on a primitive but not in extensionsUsed")
+                name = f"_FEATURE_ID_{ids.get('attribute')}"
+                need(name in attributes, f"{where}: feature id set {s} names {name}, which the primitive lacks")
+                a, values = read_accessor(g, binary, attributes[name], views_ok)
+                need(a["type"] == "SCALAR" and a["componentType"] in (5121, 5123, 5126) and not a.get("normalized"),
+                     f"{where}: {name} is not a SCALAR unsigned byte, short or float, unnormalised")
+                need(np.all(values == np.round(values)) and np.all(values >= 0), f"{where}: {name} holds values that are not whole numbers")
+                distinct = len(set(values.ravel().tolist()) - {ids.get("nullFeatureId")})
+                need(ids.get("featureCount", 0) >= max(1, distinct), f"{where}: featureCount {ids.get('featureCount')} is below the {distinct} distinct ids")
             if "material" in prim:
                 need(0 <= prim["material"] < len(materials), f"{where}: material {prim['material']} does not exist")
             mode = prim.get("mode", 4)
