@@ -72,8 +72,8 @@ public struct StorageQuota: Sendable {
 public final class LibraryService: Sendable {
     /// Changes whenever meshes, writers or the builder change what they produce, so cached models
     /// are remade and a browser's copy is not answered "not modified" (3: designs with side chains;
-    /// 4: side chains kept off their own backbone).
-    public static let engineVersion = "proteinar-engine-4"
+    /// 4: side chains kept off their own backbone; 5: the viewer's GLB says what each vertex draws).
+    public static let engineVersion = "proteinar-engine-5"
 
     public let store: any LibraryStore
     public let archive: ArchiveClient
@@ -383,7 +383,15 @@ public final class LibraryService: Sendable {
     }
 
     static func convert(_ plain: [UInt8], fileName: String, request: ModelRequest) throws -> [UInt8] {
-        encode(try scene(plain, fileName: fileName, options: request.options).0, as: request.output)
+        if request.output == .identify { return try identifyTable(structure(plain, fileName: fileName)) }
+        return encode(try scene(plain, fileName: fileName, options: request.options).0, as: request.output)
+    }
+
+    /// The identify table of a structure as the API sends it.
+    public static func identifyTable(_ structure: Structure) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return Array(try encoder.encode(IdentifyTable(structure)))
     }
 
     /// The scene as the file or picture `output` names (an OBJ refers to its materials as `mtlFileName`).
@@ -391,19 +399,25 @@ public final class LibraryService: Sendable {
         switch output {
         case .file(let format, let glb): return format.encode(scene, mtlFileName: mtlFileName, glb: glb)
         case .picture(let pixels): return SoftwareRenderer.render(scene, width: pixels, height: pixels).pngData()
+        // A scene names no atoms: the table is made from the structure (`convert`, `Designs.encode`).
+        case .identify: return Array("{}".utf8)
         }
     }
 
     /// File bytes → structure → scene: the one way the library turns a file into something to draw.
     /// A file that cannot be read is `unreadable`; options that cannot draw it are a `badRequest`.
     public static func scene(_ plain: [UInt8], fileName: String, options: MoleculeSceneOptions) throws -> (TriangleScene, MoleculeSceneReport) {
-        let structure: Structure
-        do { structure = try StructureReader.read(bytes: plain, fileName: fileName) } catch let error as StructureReadError where error.isTooLarge {
-            throw LibraryError.tooLarge("\(error)")
-        } catch { throw LibraryError.unreadable("\(error)") }
+        let structure = try structure(plain, fileName: fileName)
         do { return try MoleculeSceneBuilder.build(structure, options: options) } catch let e as MeshOptionError {
             throw LibraryError.badRequest(e.description)
         }
+    }
+
+    /// File bytes → structure; a file that cannot be read is `unreadable`.
+    static func structure(_ plain: [UInt8], fileName: String) throws -> Structure {
+        do { return try StructureReader.read(bytes: plain, fileName: fileName) } catch let error as StructureReadError where error.isTooLarge {
+            throw LibraryError.tooLarge("\(error)")
+        } catch { throw LibraryError.unreadable("\(error)") }
     }
 
     /// `bytes` inflated when gzip, at most `limit` bytes: a small upload must not become gigabytes.

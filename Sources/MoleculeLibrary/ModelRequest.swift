@@ -25,11 +25,15 @@ public struct ModelRequest: Sendable {
         case file(ModelFormat, glb: GLBWriter.Encoding = .quantized)
         /// A PNG picture `pixels` square (thumbnails).
         case picture(pixels: Int)
+        /// What a tap names: the first model's atoms and residues as JSON (`IdentifyTable`), which
+        /// the feature ids of the viewer's GLB count; the same for every style.
+        case identify
 
         public var mediaType: String {
             switch self {
             case .file(let format, _): return format.mediaType
             case .picture: return "image/png"
+            case .identify: return "application/json"
             }
         }
 
@@ -37,6 +41,7 @@ public struct ModelRequest: Sendable {
             switch self {
             case .file(let format, let glb): return format == .glb && glb != .quantized ? "glb-\(glb.rawValue)" : format.rawValue
             case .picture(let pixels): return "png|\(pixels)"
+            case .identify: return "identify"
             }
         }
     }
@@ -152,6 +157,9 @@ public struct ModelRequest: Sendable {
     }
 
     init(output: Output, options: MoleculeSceneOptions) { self.output = output; self.options = options }
+
+    /// The identify table (`Output.identify`): it depends on the file alone, so no option is read.
+    public static let identify = ModelRequest(output: .identify, options: MoleculeSceneOptions())
 
     /// The scene options that `parameters` name, each value checked so that a typo fails before
     /// any work. Options left out keep `MoleculeSceneOptions`' defaults.

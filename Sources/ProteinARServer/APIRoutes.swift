@@ -247,26 +247,27 @@ struct APIRoutes: Sendable {
     /// holds the whole file while it is sent.
     static let plainFileLimit = 8 << 20
 
-    /// `model.{glb,usdz,obj,mtl,stl,dae,ply}` with the convert options as query parameters, or
-    /// `thumbnail.png?size=256`.
+    /// `model.{glb,usdz,obj,mtl,stl,dae,ply}` with the convert options as query parameters,
+    /// `thumbnail.png?size=256`, or `identify.json` (what the viewer's feature ids name).
     func resource(_ request: Request, context: ServerContext, head: Bool) async throws -> Response {
         let id = try context.parameters.require("id")
         let name = try context.parameters.require("resource")
         var parameters: [String: String] = [:]
         for (k, v) in request.uri.queryParameters { parameters[String(k)] = String(v) }
-        if name == "thumbnail.png" {
-            let picture = try call { try ModelRequest.picture(parameters) }
-            if let png = try await call({ try await service.hotModel(id: id, request: picture) }) {
-                return Responses.bytes(png.buffer, type: png.mediaType, etag: png.key, request: request, head: head, disposition: nil)
+        // A thumbnail, or the identify table: one of a kind, made once, then served from memory.
+        if name == "thumbnail.png" || name == "identify.json" {
+            let made = try call { name == "identify.json" ? ModelRequest.identify : try ModelRequest.picture(parameters) }
+            if let hot = try await call({ try await service.hotModel(id: id, request: made) }) {
+                return Responses.bytes(hot.buffer, type: hot.mediaType, etag: hot.key, request: request, head: head, disposition: nil)
             }
-            let png = try await fairShare.work(for: request, try await context.identified(request, by: accounts.service)) {
-                try await service.servedModel(id: id, request: picture, admission: $0)
+            let served = try await fairShare.work(for: request, try await context.identified(request, by: accounts.service)) {
+                try await service.servedModel(id: id, request: made, admission: $0)
             }
-            return Responses.bytes(png.buffer, type: png.mediaType, etag: png.key, request: request, head: head, disposition: nil)
+            return Responses.bytes(served.buffer, type: served.mediaType, etag: served.key, request: request, head: head, disposition: nil)
         }
         guard name.hasPrefix("model."), let format = ModelFormat(rawValue: String(name.dropFirst(6))) else {
             throw APIError(.notFound, "no resource '\(name.prefix(80))'; available: "
-                           + ModelFormat.allCases.map { "model.\($0.rawValue)" }.joined(separator: ", ") + ", thumbnail.png, file")
+                           + ModelFormat.allCases.map { "model.\($0.rawValue)" }.joined(separator: ", ") + ", thumbnail.png, identify.json, file")
         }
         let modelRequest = try call { try ModelRequest(format: format, parameters: parameters) }
         if Responses.wantsEventStream(request), !head {

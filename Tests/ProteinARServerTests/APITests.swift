@@ -71,6 +71,13 @@ struct APITests {
         #expect(try await server.service.store.cacheSize() > 0)
         let png = try await server.get("/api/molecules/\(id)/thumbnail.png?size=64")
         #expect(png.status == 200 && png.headers["content-type"] == "image/png" && Array(png.body.prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
+        // What a tap names: the table the viewer's feature ids count, one entry per atom of the file (1UBI: 683, as gemmi counts).
+        let table = try await server.get("/api/molecules/\(id)/identify.json")
+        let atoms = table.json["atoms"] as? [String: Any], residues = table.json["residues"] as? [String: Any]
+        #expect(table.status == 200 && table.headers["content-type"] == "application/json")
+        #expect((atoms?["name"] as? [String])?.count == 683 && (atoms?["residue"] as? [Int])?.count == 683)
+        #expect((residues?["name"] as? [String])?.first == "MET" && (residues?["secondary"] as? String)?.count == (residues?["name"] as? [String])?.count)
+        #expect(try await server.get("/api/molecules/\(id)/identify.json", headers: ["If-None-Match": table.headers["etag"] ?? ""]).status == 304)
         let file = try await server.get("/api/molecules/\(id)/file")
         #expect(file.body == Self.ubiquitin && file.headers["content-type"] == "chemical/x-pdb")
         // A client that accepts gzip gets the stored gzip as it is: nothing inflated per request.

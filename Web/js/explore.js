@@ -9,6 +9,7 @@ import { MoleculeViewer } from './viewer.js';
 import { keepOfflineToggle, offlineSupported } from './offline.js';
 import { browseLibraryFrom, forgetLastMolecule, libraryNeighbours, rememberLastMolecule } from './library.js';
 import { signInHref } from './account.js';
+import { setupIdentifyCard } from './identify-card.js';
 
 // A big model also gets a coarse version for the viewer to draw while it moves, if full frames
 // turn out too slow on this device. It is a background nicety: failures are ignored.
@@ -26,6 +27,10 @@ export function setupExplore(app) {
   let current = null;          // the molecule shown
   let loadController = null;   // aborts a load when another starts
   let search = null;           // the words searched for, the results shown and how many match
+  const card = setupIdentifyCard({
+    $, say, viewer: () => viewer, molecule: () => current, style: () => $('style').value,
+    highlight: (selection) => { $('highlight').value = selection; showModel(); },
+  });
 
   function ensureViewer() {
     if (viewer) return viewer;
@@ -39,6 +44,8 @@ export function setupExplore(app) {
       return null;
     }
     $('viewer').addEventListener('viewer-doubletap', openStyleSheet);
+    // The checks aim taps with the viewer's own camera (scripts/checks/test_web_identify.py).
+    window.__proteinarExplore = { viewer };
     return viewer;
   }
 
@@ -70,6 +77,7 @@ export function setupExplore(app) {
     if (!current || !ensureViewer()) return;
     loadController?.abort();
     const controller = (loadController = new AbortController());
+    card.close();
     try {
       progress(undefined, 'Building the model');
       say(`Building the ${$('style').selectedOptions[0].text.toLowerCase()} model of ${current.id}…`);

@@ -25,10 +25,13 @@ const EXACT_BOUNDS_VERTEX_LIMIT = 4_000_000;
  * @param {ArrayBuffer|ArrayBufferView} arrayBuffer the whole .glb file
  * @returns {{meshes: Array, nodes: Array, bounds: object, warnings: string[]}}
  *   meshes[i] = { name, primitives: [{ positions, normals, colors, indices,
- *     vertexCount, baseColor }], min, max } with Float32Array positions and
+ *     vertexCount, baseColor, features }], min, max } with Float32Array positions and
  *     normals (xyz), Float32Array colors (linear rgba per vertex), indices a
  *     Uint8Array/Uint16Array/Uint32Array or null; min/max are the mesh's
- *     local bounding box. `meshes` keeps the file's mesh indices.
+ *     local bounding box. `meshes` keeps the file's mesh indices. `features`
+ *     is what each vertex draws (EXT_mesh_features' first feature id set, the
+ *     server's atom indices: identify.json counts them) as a Uint32Array with
+ *     the null id as -1 >>> 0, or null when the file says nothing.
  *   nodes = [{ name, node, mesh, matrix }] one entry per drawn instance, with
  *     `matrix` the world transform (column-major Float32Array(16)).
  *   bounds = { min, max, center, radius, empty } world-space box over all
@@ -132,7 +135,26 @@ function readPrimitive(ctx, primitive, label) {
     ? readColors(ctx, attributes.COLOR_0, vertexCount, effectiveBase, label)
     : fillColor(vertexCount, effectiveBase);
 
-  return { positions, normals, colors, indices, vertexCount, baseColor: effectiveBase };
+  const features = readFeatures(ctx, primitive, vertexCount, label);
+  return { positions, normals, colors, indices, vertexCount, baseColor: effectiveBase, features };
+}
+
+// What each vertex draws: the EXT_mesh_features feature id attribute of the primitive's first set
+// (unsigned bytes or shorts, or floats holding whole numbers), its null id as NO_FEATURE.
+export const NO_FEATURE = 0xFFFFFFFF;
+function readFeatures(ctx, primitive, vertexCount, label) {
+  const set = primitive.extensions?.EXT_mesh_features?.featureIds?.[0];
+  if (!set || !Number.isInteger(set.attribute)) return null;
+  const index = primitive.attributes?.[`_FEATURE_ID_${set.attribute}`];
+  if (index === undefined) return null;
+  const acc = readAccessor(ctx, index);
+  if (acc.components !== 1 || acc.count !== vertexCount || acc.normalized) {
+    throw new Error(`The GLB model is damaged: ${label} feature ids do not match its positions.`);
+  }
+  const out = new Uint32Array(vertexCount);
+  const src = acc.array;
+  for (let i = 0; i < vertexCount; i++) out[i] = src[i] === set.nullFeatureId ? NO_FEATURE : src[i];
+  return out;
 }
 
 // COLOR_0 as linear RGBA floats, multiplied by the material's base colour

@@ -3,7 +3,7 @@
 // wheel and keyboard input that moves it.
 // Dragging rotates (the right or middle button, or Shift, pans), two fingers pinch to zoom, move
 // to pan and twist to turn the model about the line of sight, the wheel zooms, arrow keys rotate, + and - zoom, and 0 returns to the first view. A
-// double tap is announced on the canvas as a `viewer-doubletap` event.
+// tap is announced on the canvas as a `viewer-tap` event, a double tap also as `viewer-doubletap`.
 
 import { mat4, quat, vec3 } from './math.js';
 
@@ -312,6 +312,11 @@ export class OrbitControls {
     const tap = this._tap;
     this._tap = null;
     if (e.type !== 'pointerup' || !tap || tap.id !== e.pointerId || e.timeStamp - tap.t > TAP_MAX_MS) return;
+    // Every tap is announced (what it touched is identified); a second one soon after is a double tap too.
+    const where = this.canvas.getBoundingClientRect();
+    this.canvas.dispatchEvent(new CustomEvent('viewer-tap', {
+      detail: { x: tap.x - where.left, y: tap.y - where.top, pointerType: tap.type }
+    }));
     const last = this._lastTap;
     if (last && tap.t - last.t < DOUBLE_TAP_MS && Math.hypot(tap.x - last.x, tap.y - last.y) < DOUBLE_TAP_DISTANCE_PX) {
       this._lastTap = null;

@@ -248,6 +248,12 @@ export class MoleculeViewer {
     if (!this.model) this._fitCamera();
   }
 
+  /** Turns the view about `point` (model coordinates) from where it is: what a tapped atom's Centre does. */
+  centreOn(point) {
+    this._orbit.target.set(point);
+    this.requestRender();
+  }
+
   /** Where the camera is and what it looks at ({position, target}, model coordinates). */
   get camera() {
     const inverse = mat4.invert(mat4.create(), this._orbit.viewMatrix());
