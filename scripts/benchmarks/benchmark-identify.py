@@ -13,32 +13,14 @@ import statistics
 import sys
 
 import scripts_path  # noqa: F401  (scripts/ on sys.path, for proteinar_testing)
+from proteinar_testing.aimed_taps import front_of_model
 from proteinar_testing.browser import Browser
 from proteinar_testing.server import ServerProcess
 
-# Tap the front of the model (the middle of the triangle nearest the camera, projected with the
-# viewer's camera): the time from the tap event to the card shown.
-TIMED_TAP = """const done = arguments[arguments.length - 1];
-const v = window.__proteinarExplore.viewer, m = v.model, cam = v.camera.position;
-let best = null;
-for (const node of m.nodes) {
-  const M = node.matrix;
-  const world = (P, i) => [M[0] * P[3 * i] + M[4] * P[3 * i + 1] + M[8] * P[3 * i + 2] + M[12],
-    M[1] * P[3 * i] + M[5] * P[3 * i + 1] + M[9] * P[3 * i + 2] + M[13], M[2] * P[3 * i] + M[6] * P[3 * i + 1] + M[10] * P[3 * i + 2] + M[14]];
-  for (const p of m.meshes[node.mesh].primitives) {
-    if (!p.features || !p.indices) continue;
-    const P = p.positions, I = p.indices, F = p.features;
-    for (let k = 0; k + 2 < I.length; k += 3) {
-      // A triangle whose corners all draw one atom, aimed at its middle (not at a corner or an edge).
-      if (F[I[k]] !== F[I[k + 1]] || F[I[k]] !== F[I[k + 2]]) continue;
-      const a = world(P, I[k]), b = world(P, I[k + 1]), c = world(P, I[k + 2]);
-      const w = [0, 1, 2].map((j) => (a[j] + b[j] + c[j]) / 3);
-      const d = (w[0] - cam[0]) ** 2 + (w[1] - cam[1]) ** 2 + (w[2] - cam[2]) ** 2;
-      if (!best || d < best.d) best = { d, w, f: F[I[k]] };
-    }
-  }
-}
-const s = v.project(best.w), canvas = document.getElementById('viewer'), card = document.getElementById('identify-card');
+# A tap at (x, y) on the view (the front of the model, proteinar_testing/aimed_taps.py): the time
+# from the tap's event to the card shown.
+TIMED_TAP = """const [x, y, done] = arguments;
+const canvas = document.getElementById('viewer'), card = document.getElementById('identify-card');
 card.hidden = true;
 const seen = new MutationObserver(() => {
   if (card.hidden) return;
@@ -47,8 +29,14 @@ const seen = new MutationObserver(() => {
 });
 seen.observe(card, { attributes: true, attributeFilter: ['hidden', 'data-atom'] });
 const start = performance.now();
-canvas.dispatchEvent(new CustomEvent('viewer-tap', { detail: { x: s.x, y: s.y, pointerType: 'touch' } }));
+canvas.dispatchEvent(new CustomEvent('viewer-tap', { detail: { x, y, pointerType: 'touch' } }));
 setTimeout(() => { seen.disconnect(); done(null); }, 5000);"""
+
+
+def timed_tap(b):
+    """Milliseconds from a tap on the front of the model to the card, or None when none showed."""
+    x, y, _, _, _ = front_of_model(b)
+    return b.wd("POST", b.s + "/execute/async", {"script": TIMED_TAP, "args": [x, y]})
 
 
 def main():
@@ -63,16 +51,16 @@ def main():
             for style in ["cartoon", "ball-and-stick"]:
                 if b.js("return document.getElementById('style').value") != style:
                     b.js("window.__shown = window.__proteinarExplore.viewer.model; const s = document.getElementById('style');"
-                     " s.value = arguments[0]; s.dispatchEvent(new Event('change'))", style)
+                         " s.value = arguments[0]; s.dispatchEvent(new Event('change'))", style)
                     b.wait(f"return document.getElementById('status').textContent.startsWith('{entry}') && window.__proteinarExplore.viewer.model !== window.__shown", 120)
                 b.wait(f"return fetch('/api/molecules/{entry}/identify.json').then(r => r.ok)", 120)
-                b.wd("POST", b.s + "/execute/async", {"script": TIMED_TAP, "args": []})  # the table read once
+                timed_tap(b)  # the table read once
                 times = []
                 for turn in range(20):
                     b.js("window.__proteinarExplore.viewer.resetView()")
                     b.js("document.getElementById('viewer').focus()")
                     b.keys(*(["\ue014"] * (turn % 8) + ["\ue013"] * (turn // 8)))
-                    times.append(b.wd("POST", b.s + "/execute/async", {"script": TIMED_TAP, "args": []}))
+                    times.append(timed_tap(b))
                 timed = [t for t in times if t is not None]
                 triangles = b.js("return window.__proteinarExplore.viewer.triangleCount")
                 print(f"{entry:8} {style:15} {triangles:>9} {statistics.median(timed):>9.1f} {max(timed):>10.1f}"

@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from proteinar_testing.aimed_taps import click, front_of_model
 from proteinar_testing.browser import Browser
 
 pytestmark = pytest.mark.browser
@@ -18,28 +19,6 @@ pytestmark = pytest.mark.browser
 AMINO_ACIDS = set("ALA ARG ASN ASP CYS GLN GLU GLY HIS ILE LEU LYS MET PHE PRO SER THR TRP TYR VAL".split())
 
 # The middle of the front triangle ([x, y] on the canvas in CSS pixels, its feature id), and the canvas's size.
-FRONT = """const v = window.__proteinarExplore.viewer, m = v.model, cam = v.camera.position;
-let best = null;
-for (const node of m.nodes) {
-  const M = node.matrix;
-  const world = (P, i) => [M[0] * P[3 * i] + M[4] * P[3 * i + 1] + M[8] * P[3 * i + 2] + M[12],
-    M[1] * P[3 * i] + M[5] * P[3 * i + 1] + M[9] * P[3 * i + 2] + M[13], M[2] * P[3 * i] + M[6] * P[3 * i + 1] + M[10] * P[3 * i + 2] + M[14]];
-  for (const p of m.meshes[node.mesh].primitives) {
-    if (!p.features || !p.indices) continue;
-    const P = p.positions, I = p.indices, F = p.features;
-    for (let k = 0; k + 2 < I.length; k += 3) {
-      // A triangle whose corners all draw one atom, aimed at its middle (not at a corner or an edge).
-      if (F[I[k]] !== F[I[k + 1]] || F[I[k]] !== F[I[k + 2]]) continue;
-      const a = world(P, I[k]), b = world(P, I[k + 1]), c = world(P, I[k + 2]);
-      const w = [0, 1, 2].map((j) => (a[j] + b[j] + c[j]) / 3);
-      const d = (w[0] - cam[0]) ** 2 + (w[1] - cam[1]) ** 2 + (w[2] - cam[2]) ** 2;
-      if (!best || d < best.d) best = { d, w, f: F[I[k]] };
-    }
-  }
-}
-const s = v.project(best.w), c = document.getElementById('viewer');
-return [s.x, s.y, best.f, c.clientWidth, c.clientHeight];"""
-
 CARD = """const c = document.getElementById('identify-card');
 return !c.hidden && c.dataset.atom === arguments[0] && [document.getElementById('identify-residue').textContent,
   document.getElementById('identify-where').textContent, document.getElementById('identify-atom').textContent,
@@ -49,16 +28,6 @@ return !c.hidden && c.dataset.atom === arguments[0] && [document.getElementById(
 NAMES = """const t = await (await fetch('/api/molecules/1AKE/identify.json')).json();
 const r = t.atoms.residue[arguments[0]];
 return [t.residues.name[r], t.residues.number[r], t.residues.chain[r], t.atoms.name[arguments[0]]];"""
-
-
-def click(browser, x, y, width, height):
-    """A mouse click at (x, y) CSS pixels on the 3D view, in the viewport's coordinates (an element's
-    own origin is the middle of its part in view, which moves as the page scrolls)."""
-    left, top = browser.js("const r = document.getElementById('viewer').getBoundingClientRect(); return [r.left, r.top]")
-    actions = [{"type": "pointerMove", "duration": 0, "origin": "viewport", "x": int(round(left + x)), "y": int(round(top + y))},
-               {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]
-    browser.wd("POST", browser.s + "/actions", {"actions": [{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": actions}]})
-    browser.wd("DELETE", browser.s + "/actions")
 
 
 def names_of(browser, atom):
@@ -84,9 +53,8 @@ def test_a_tap_names_the_residue_under_it_and_the_atom_in_atomic_styles(web, che
                     b.js("document.getElementById('viewer').focus()")
                     b.keys(*(["\ue014"] * 3 + ["\ue013"] * turn))  # arrow right three times, arrow up
                 time.sleep(0.5)  # apart, so that two taps are not a double tap (which opens the styles)
-                b.js("document.getElementById('viewer').scrollIntoView({ block: 'center' })")
-                x, y, atom, width, height = b.js(FRONT)
-                click(b, x, y, width, height)
+                x, y, atom, _, _ = front_of_model(b)
+                click(b, x, y)
                 card = b.wait(CARD, 10, str(atom))
                 residue, number, chain, atom_name = names_of(b, atom)
                 expect = f"{residue.title() if residue in AMINO_ACIDS else residue} {number}"
@@ -110,9 +78,8 @@ def test_a_tap_names_the_residue_under_it_and_the_atom_in_atomic_styles(web, che
         b.click("#identify-close")
         check("× closes the card", bool(b.wait("return document.getElementById('identify-card').hidden", 5)))
         b.js("window.__proteinarExplore.viewer.resetView()")
-        b.js("document.getElementById('viewer').scrollIntoView({ block: 'center' })")
-        _, _, _, width, height = b.js(FRONT)
-        click(b, 3, 3, width, height)
+        front_of_model(b)
+        click(b, 3, 3)
         shown = b.wait("return !document.getElementById('identify-card').hidden", 2)
         check("a click beside the model shows no card", not shown)
         text = b.js("return document.getElementById('identify-where').textContent")
