@@ -85,7 +85,8 @@ public enum ProteinARServer {
     }
 
     /// Middleware (the client's address, deadlines, security headers, compression, metrics, the
-    /// anonymous client id, the web app's files, who is asking), then every controller's routes.
+    /// anonymous client id, the web app's files), then every controller's routes, those that ask
+    /// who is there behind the authenticator (`IdentityMiddleware`).
     static func buildRouter(_ services: ServerServices, configuration: ServerConfiguration, logger: Logger) -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
         router.add(middleware: ForwardedAddressMiddleware(proxies: services.proxies))
