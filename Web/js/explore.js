@@ -10,6 +10,7 @@ import { keepOfflineToggle, offlineSupported } from './offline.js';
 import { browseLibraryFrom, forgetLastMolecule, libraryNeighbours, rememberLastMolecule } from './library.js';
 import { signInHref } from './account.js';
 import { setupIdentifyCard } from './identify-card.js';
+import { setupLabels } from './labels.js';
 
 // A big model also gets a coarse version for the viewer to draw while it moves, if full frames
 // turn out too slow on this device. It is a background nicety: failures are ignored.
@@ -27,9 +28,11 @@ export function setupExplore(app) {
   let current = null;          // the molecule shown
   let loadController = null;   // aborts a load when another starts
   let search = null;           // the words searched for, the results shown and how many match
+  const labels = setupLabels({ $, el, say, viewer: () => viewer }, $('explore-labels'), $('explore-label-list'));
   const card = setupIdentifyCard({
     $, say, viewer: () => viewer, molecule: () => current, style: () => $('style').value,
     highlight: (selection) => { $('highlight').value = selection; showModel(); },
+    label: (table, residue, text) => labels.add(table, residue, text),
   });
 
   function ensureViewer() {
@@ -44,6 +47,7 @@ export function setupExplore(app) {
       return null;
     }
     $('viewer').addEventListener('viewer-doubletap', openStyleSheet);
+    labels.follow($('viewer'));
     // The checks aim taps with the viewer's own camera (scripts/checks/test_web_identify.py).
     window.__proteinarExplore = { viewer };
     return viewer;
@@ -91,6 +95,7 @@ export function setupExplore(app) {
         onProgress: (received, total) => total && progress(received / total, 'Downloading the model'),
       });
       $('viewer-empty').hidden = true;
+      labels.modelChanged();
       progress(null);
       say(`${current.id}: ${current.title}`);
       rememberLastMolecule(current.id);
@@ -131,6 +136,7 @@ export function setupExplore(app) {
         // Asked again by its address, through the service worker, which then keeps it as opened.
         m = await api.molecule(opened.id).catch(() => opened);
       }
+      if (current?.id !== m.id) labels.clear();
       current = m;
       $('entry-id').value = m.id;
       $('view-controls').hidden = false;

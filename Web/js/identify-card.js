@@ -1,7 +1,7 @@
 // Tap to identify, in Explore: a tap (or click) on the model shows a card naming what it touched,
 // "Arg 88 · chain A · α-helix" (and the atom, "NH1 · N · B 23.4", in atomic styles), said to
-// screen readers, with Highlight (the residue lit, the rest greyed: the model's own highlight)
-// and Centre (the view turns about it). Picking is pick.js's, the words identify.js's: no round
+// screen readers, with Label (its name pinned in the view: labels.js), Highlight (the residue lit,
+// the rest greyed: the model's own highlight) and Centre (the view turns about it). Picking is pick.js's, the words identify.js's: no round
 // trip but the table, read once per molecule.
 import { pickFeature } from './pick.js';
 import { describe, identifyTable } from './identify.js';
@@ -10,11 +10,12 @@ const ATOMIC_STYLES = new Set(['ball-and-stick', 'sticks', 'spacefill']);
 
 /**
  * @param {{$: Function, say: Function, viewer: () => object|null, molecule: () => ({id: string}|null),
- *   style: () => string, highlight: (selection: string) => void}} app
+ *   style: () => string, highlight: (selection: string) => void,
+ *   label: (table: object, residue: number, text: string) => void}} app
  */
-export function setupIdentifyCard({ $, say, viewer, molecule, style, highlight }) {
+export function setupIdentifyCard({ $, say, viewer, molecule, style, highlight, label }) {
   const card = $('identify-card');
-  let shown = null;  // { selection, point } of the card's atom
+  let shown = null;  // { selection, point, table, residue } of the card's atom
 
   function close() {
     card.hidden = true;
@@ -43,12 +44,15 @@ export function setupIdentifyCard({ $, say, viewer, molecule, style, highlight }
     $('identify-said').textContent = words.text;
     card.dataset.atom = String(hit.feature);
     card.hidden = false;
-    shown = { selection: words.selection, point: hit.point };
+    shown = { selection: words.selection, point: hit.point, table, residue: table.atoms.residue[hit.feature] };
   }
 
   $('viewer').addEventListener('viewer-tap', (e) => identify(e.detail));
   $('identify-close').addEventListener('click', close);
   $('identify-highlight').addEventListener('click', () => { if (shown) highlight(shown.selection); });
+  $('identify-label').addEventListener('click', () => {
+    if (shown) label(shown.table, shown.residue, $('identify-residue').textContent);
+  });
   $('identify-centre').addEventListener('click', () => {
     const v = viewer();
     if (shown && v) { v.centreOn(shown.point); say(`Centred on ${$('identify-residue').textContent}.`); }

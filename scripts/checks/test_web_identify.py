@@ -65,6 +65,53 @@ def test_a_tap_names_the_residue_under_it_and_the_atom_in_atomic_styles(web, che
                     missed.append((expect, atom_name, card or b.js("return document.getElementById('identify-card').outerHTML.slice(0, 300)")))
             check(f"{style}: five taps on the front of the model each name the residue under them"
                   + (" and the atom" if style != "cartoon" else "") + ", said to screen readers", named == 5, str(missed))
+        # Labels: two residues labelled, each pinned where it was tapped, following the view as it
+        # turns and the residue when the style changes; × in the list removes one.
+        pinned = []
+        for turn in range(8):
+            if len(pinned) == 2:
+                break
+            time.sleep(0.5)
+            b.js("window.__proteinarExplore.viewer.resetView(); document.getElementById('viewer').focus()")
+            b.keys(*(["\ue012"] * (6 * turn)))  # arrow left, until the front is another residue
+            x, y, atom, _, _ = front_of_model(b)
+            click(b, x, y)
+            name = b.wait(CARD, 10, str(atom))
+            if pinned and name and name[0] == pinned[0][0]:
+                continue
+            b.click("#identify-label")
+            at = b.wait("""const p = [...document.querySelectorAll('#explore-labels .note-pin')].find((e) => e.textContent === arguments[0]);
+                           const c = document.getElementById('viewer').getBoundingClientRect();
+                           if (!p || p.hidden) return null; const r = p.getBoundingClientRect();
+                           return [p.classList.contains('flip') ? r.right - c.left : r.left - c.left, r.top - c.top];""", 5, name and name[0])
+            pinned.append((name and name[0], x, y, at))
+        near = all(at and abs(at[0] - x) < 60 and abs(at[1] - y) < 60 for _, x, y, at in pinned)
+        listed = b.js("return [...document.querySelectorAll('#explore-label-list li')].map((li) => li.firstChild.textContent)")
+        check("Label pins the residue's name where it was tapped (within 60 px), two at once, listed under the card",
+              near and listed == [n for n, *_ in pinned] and len(set(listed)) == 2, f"{pinned} {listed}")
+        where = "return [...document.querySelectorAll('#explore-labels .note-pin')].map((p) => p.style.transform).join(' ')"
+        before = b.js(where)
+        b.js("document.getElementById('viewer').focus()")
+        b.keys("\ue014", "\ue014")
+        moved = b.wait(f"const now = ({where.replace('return ', '')}); return now !== arguments[0] && now", 5, before)
+        check("the labels follow the view as it turns", bool(moved), f"{before} -> {moved}")
+        b.js("window.__shown = window.__proteinarExplore.viewer.model; const s = document.getElementById('style');"
+             " s.value = 'cartoon'; s.dispatchEvent(new Event('change'))")
+        b.wait("return document.getElementById('status').textContent.startsWith('1AKE') && window.__proteinarExplore.viewer.model !== window.__shown", 90)
+        kept = b.wait("return [...document.querySelectorAll('#explore-labels .note-pin')].filter((p) => !p.hidden).length", 5)
+        check("the labels stay on their residues in another style", kept == 2, str(kept))
+        if shots:
+            os.makedirs(shots, exist_ok=True)
+            b.js("document.querySelector('#view-explore .stage').scrollIntoView({ block: 'start' }); window.scrollBy(0, -64)")
+            b.screenshot(os.path.join(shots, "identify-labels.png"))
+        b.click("#explore-label-list li button")
+        left = b.wait("return document.querySelectorAll('#explore-labels .note-pin').length === 1"
+                      " && document.querySelectorAll('#explore-label-list li').length === 1", 5)
+        check("× in the list removes its label from the list and the view", bool(left))
+        time.sleep(0.5)
+        x, y, atom, _, _ = front_of_model(b)
+        click(b, x, y)
+        b.wait(CARD, 10, str(atom))
         said = b.js("return document.getElementById('identify-said').getAttribute('role')")
         check("the card's line is a live status (screen readers hear it)", said == "status")
         if shots:
