@@ -2,9 +2,11 @@
 phone size (a fresh profile: no service worker from the other checks): the manifest (parsed, its
 icons loaded at their sizes), the service worker registered and controlling the page, a molecule
 opened before that opens again after an offline reload (its title and a drawn 3D view), the offline
-banner shown offline and gone online, and Keep offline putting a molecule's files in its cache."""
+banner shown offline and gone online, and Keep offline putting a molecule's files in its cache (a tap
+on it offline still names what it touched)."""
 import json, re, time
 
+from proteinar_testing.aimed_taps import click, front_of_model
 from proteinar_testing.browser import Browser
 
 KEPT = "proteinar-kept-v1"
@@ -143,9 +145,18 @@ def check_offline(base, check, shot, molecule="1AKE"):
         if not again:
             again_why = b.js_async("""const done = arguments[arguments.length - 1];
                 (async () => { const out = {}; for (const n of await caches.keys()) out[n] = (await (await caches.open(n)).keys()).map((r) => r.url.split('/api/')[1] ?? r.url); return out; })().then(done, (e) => done(String(e)));""")
+        # Tap to identify needs no network either: the identify table was kept with the molecule.
+        named = None
+        if again:
+            x, y, atom, _, _ = front_of_model(b)
+            click(b, x, y)
+            named = b.wait("const c = document.getElementById('identify-card');"
+                           " return !c.hidden && c.dataset.atom === arguments[0] && document.getElementById('identify-residue').textContent", 10, str(atom))
         offline(b, False)
         check("a molecule kept offline opens offline even once the recently opened ones are gone", bool(again),
               str(b.js("return document.getElementById('status').textContent")) + ("" if again else f" {again_why}"))
+        check("offline, a tap on the kept molecule still names what it touched (its identify table kept with it)", bool(named),
+              str(named) + " " + str(b.js("return document.getElementById('status').textContent")))
         b.go(f"{base}/#/library")
         listed = b.wait(f"""const b = document.querySelector("#library-list li[data-molecule='{molecule}'] button.keep-offline");
                             return b && b.getAttribute('aria-pressed') === 'true' && [b.getAttribute('aria-label'), b.getAttribute('aria-pressed'), b.getBoundingClientRect().height]""", 20)
