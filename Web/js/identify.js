@@ -1,6 +1,7 @@
 // What a tapped atom is, in words: the server's identify table (GET /api/molecules/{id}/identify.json,
 // the atoms the model's feature ids count) read once per molecule, then every tap is answered here,
 // offline too once the table is kept (the service worker keeps it with the molecule's models).
+import { getJSON } from './api.js';
 
 const SECONDARY = {
   H: 'α-helix', G: '3₁₀-helix', I: 'π-helix', E: 'β-strand', B: 'β-bridge',
@@ -9,13 +10,11 @@ const SECONDARY = {
 
 const tables = new Map();  // molecule id → Promise of its table
 
-/** The identify table of molecule `id` (fetched once; a failed fetch is tried again next time). */
+/** The identify table of molecule `id` (fetched once, waiting out a busy server as every API read
+ * does; a failed fetch is tried again next time). */
 export function identifyTable(id) {
   if (!tables.has(id)) {
-    const loading = fetch(`/api/molecules/${encodeURIComponent(id)}/identify.json`).then((response) => {
-      if (!response.ok) throw new Error(`the molecule's atoms could not be read (HTTP ${response.status})`);
-      return response.json();
-    });
+    const loading = getJSON(`/api/molecules/${encodeURIComponent(id)}/identify.json`);
     loading.catch(() => tables.delete(id));
     tables.set(id, loading);
   }
