@@ -51,7 +51,7 @@ struct ProcessTests {
         r.headers.add(name: "Content-Type", value: "application/json")
         r.headers.add(name: "Accept", value: "text/event-stream")
         r.body = .bytes(ByteBuffer(string: json))
-        let response = try await HTTPClient.shared.execute(r, timeout: .seconds(120))
+        let response = try await TestHTTP.client.execute(r, timeout: .seconds(120))
         guard response.status == .ok else { throw TestSetupError(description: "POST \(url): \(response.status)") }
         var text = ""
         for try await chunk in response.body {
@@ -141,6 +141,15 @@ struct ProcessTests {
 
 /// Plain HTTP on loopback for the tests: the in-process server's requests and the process tests'.
 enum TestHTTP {
+    /// The shared client as a browser would be, but without its 25:1 decompression limit: a
+    /// browser has none, and /metrics' text (the registry is process-wide, so it grows with
+    /// every test before it) compresses by more than that.
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.decompression = .enabled(limit: .size(256 << 20))
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
     static func get(_ url: String) async throws -> TestServer.Reply { try await send(url, method: .GET) }
     static func postJSON(_ url: String, _ json: String) async throws -> TestServer.Reply {
         try await send(url, method: .POST, headers: ["Content-Type": "application/json"], body: Array(json.utf8))
@@ -155,7 +164,7 @@ enum TestHTTP {
         var bytes: [UInt8] = []
         var fields: [String: String] = [:]
         do {
-            let response = try await HTTPClient.shared.execute(r, timeout: .seconds(120))
+            let response = try await client.execute(r, timeout: .seconds(120))
             for try await chunk in response.body { bytes.append(contentsOf: chunk.readableBytesView) }
             for field in response.headers { fields[field.name.lowercased()] = field.value }
             return TestServer.Reply(status: Int(response.status.code), headers: fields, body: bytes)
