@@ -48,7 +48,7 @@ public struct ModelRequest: Sendable {
 
     /// The option names, as query parameters and as `proteinar convert`'s options (without `--`).
     public enum Option: String, CaseIterable, Sendable {
-        case style, color, select, highlight, hide, assembly
+        case style, color, select, highlight, sticks, hide, assembly, model
         case maxTriangles = "max-triangles", size, trueScale = "true-scale", target, compression
     }
 
@@ -109,6 +109,9 @@ public struct ModelRequest: Sendable {
         return Float("\(Int(mantissa))e\(exponent)") ?? x
     }
 
+    /// The highest model number asked for (files with more models are read only this far).
+    public static let mostModels = 10_000
+
     /// Most triangles of a thumbnail: a picture 2048 pixels square shows no more.
     public static let pictureTriangles = 150_000
 
@@ -168,7 +171,7 @@ public struct ModelRequest: Sendable {
         for name in parameters.keys where Option(rawValue: name) == nil {
             throw RequestError("unknown parameter '\(name.prefix(40))'; accepted: \(Option.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        for name in [Option.select, .highlight] {
+        for name in [Option.select, .highlight, .sticks] {
             if let text = parameters[name.rawValue], text.count > limits.selectionCharacters {
                 throw RequestError("\(name.rawValue): at most \(limits.selectionCharacters) characters (this one has \(text.count))")
             }
@@ -179,6 +182,7 @@ public struct ModelRequest: Sendable {
             if let h = parameters["hide"] { options.hide = h.isEmpty || h == "none" ? [] : try HiddenGroup.parse(h) }
             if let s = parameters["select"], !s.isEmpty { _ = try Selection(parsing: s); options.selection = s }
             if let h = parameters["highlight"], !h.isEmpty { _ = try Selection(parsing: h); options.highlight = h }
+            if let s = parameters["sticks"], !s.isEmpty { _ = try Selection(parsing: s); options.sticks = s }
         } catch {
             throw RequestError("\(error)")
         }
@@ -187,6 +191,12 @@ public struct ModelRequest: Sendable {
                 throw RequestError("assembly '\(a.prefix(40))': expected an assembly id such as 1")
             }
             options.assembly = a
+        }
+        if let m = parameters["model"] {
+            guard let n = Int(m), (1...Self.mostModels).contains(n) else {
+                throw RequestError("model '\(m.prefix(40))': expected a model's number from 1 to \(Self.mostModels)")
+            }
+            options.model = n
         }
         if let t = parameters["target"] {
             guard let target = Target(rawValue: t) else {
@@ -215,7 +225,7 @@ public struct ModelRequest: Sendable {
         let o = options
         return [output.canonical, o.representation.rawValue, o.colorScheme?.rawValue ?? "-", o.selection ?? "-", o.highlight ?? "-",
                 o.hide.map(\.rawValue).sorted().joined(separator: ","), o.assembly ?? "-", String(o.maxTriangles),
-                o.size.map { String($0) } ?? "true-scale"].joined(separator: "|")
+                o.size.map { String($0) } ?? "true-scale", o.sticks ?? "-", String(o.model)].joined(separator: "|")
     }
 
     /// Cache key (and ETag) of this request made from the file with hash `fileHash`.

@@ -8,6 +8,10 @@ public struct MoleculeSceneOptions: Sendable {
     public var colorScheme: ColorScheme?
     public var selection: String?
     public var highlight: String?
+    /// Also drawn as sticks, over whatever the style draws: a tapped residue's neighbours.
+    public var sticks: String?
+    /// Which model of the file to draw, from 1 (an NMR ensemble's or a trajectory's frames).
+    public var model = 1
     public var hide: Set<HiddenGroup> = [.water]
     public var assembly: String?
     public var maxTriangles = 300_000
@@ -55,11 +59,15 @@ public struct MoleculeSceneReport: Sendable {
 /// plane, scaled to the requested size).
 public enum MoleculeSceneBuilder {
     public static func build(_ structure: Structure, options: MoleculeSceneOptions) throws -> (TriangleScene, MoleculeSceneReport) {
-        guard let model = structure.models.first, model.atoms.count > 0 else {
+        guard options.model >= 1, options.model <= max(structure.models.count, 1) else {
+            throw MeshOptionError("model \(options.model): the file has \(structure.models.count) model\(structure.models.count == 1 ? "" : "s")")
+        }
+        guard let model = structure.models.indices.contains(options.model - 1) ? structure.models[options.model - 1] : nil,
+              model.atoms.count > 0 else {
             throw MeshOptionError("the structure has no atoms to draw")
         }
-        let codes = structure.secondaryStructure()
-        let polymer = structure.polymerResidueFlags()
+        let codes = structure.secondaryStructure(modelIndex: options.model - 1)
+        let polymer = structure.polymerResidueFlags(modelIndex: options.model - 1)
         let residueOf = model.residueIndexOfAtoms()
 
         // What is visible, and in which layer.
@@ -88,6 +96,13 @@ public enum MoleculeSceneBuilder {
                 throw MeshOptionError("there is no protein or nucleic acid chain to draw as a cartoon; try --style ball-and-stick or spacefill")
             }
             layers.append((options.representation, visible))
+        }
+        // Over atomic styles the atoms are drawn already (and spacefill would hide sticks).
+        if let text = options.sticks, ![.ballAndStick, .sticks, .spacefill].contains(options.representation) {
+            let chosen = try Selection(parsing: text).atoms(in: model, structure: structure)
+            let sticks = (0..<model.atoms.count).map { visible[$0] && chosen[$0] }
+            guard sticks.contains(true) else { throw MeshOptionError("sticks '\(text)' matches nothing that is drawn") }
+            layers.append((.sticks, sticks))
         }
 
         // Colours, with the non-highlighted part dimmed.
@@ -271,9 +286,25 @@ public enum MoleculeSceneBuilder {
                 scene.nodes.append(Node(name: "\(scene.meshes[m].name)-\(copy + 1)", mesh: m, transform: transform))
             }
         }
-        place(&scene, size: options.size)
+        // Every model of an ensemble is placed as the first one is, so that stepping through them shows
+        // the molecule's own motion, not each frame centred and scaled anew.
+        let firstModelShift = copies.count == 1 && options.model > 1 ? Self.boundsShift(from: model, to: structure.models[0]) : nil
+        place(&scene, size: options.size, shiftingBounds: firstModelShift)
         report.triangles = scene.triangleCount
         return (scene, report)
+    }
+
+    /// How far the corners of `other`'s atoms' box lie from those of `model`'s: added to a scene of
+    /// `model`, its bounds become (nearly: the drawn radii are alike) those of a scene of `other`.
+    static func boundsShift(from model: Model, to other: Model) -> (lo: SIMD3<Float>, hi: SIMD3<Float>)? {
+        func box(_ m: Model) -> (SIMD3<Float>, SIMD3<Float>)? {
+            guard var lo = m.atoms.positions.first else { return nil }
+            var hi = lo
+            for p in m.atoms.positions { lo = pointwiseMin(lo, p); hi = pointwiseMax(hi, p) }
+            return (lo, hi)
+        }
+        guard let (lo, hi) = box(model), let (otherLo, otherHi) = box(other) else { return nil }
+        return (otherLo - lo, otherHi - hi)
     }
 
     /// "0.7" for a progress line.
@@ -281,8 +312,11 @@ public enum MoleculeSceneBuilder {
 
     /// Centres the scene on the ground plane (Y up, resting on y = 0) and scales it so its longest
     /// side is `size` metres (or 1 Å = 10⁻¹⁰ m when nil), by composing every node's transform.
-    static func place(_ scene: inout TriangleScene, size: Float?) {
-        guard let (lo, hi) = scene.worldBounds() else { return }
+    /// `shiftingBounds` moves the scene's bounds before they are used (the corners' shifts), so that
+    /// a frame of an ensemble is framed as the first model's scene would be.
+    static func place(_ scene: inout TriangleScene, size: Float?, shiftingBounds shift: (lo: SIMD3<Float>, hi: SIMD3<Float>)? = nil) {
+        guard var (lo, hi) = scene.worldBounds() else { return }
+        if let shift { lo += shift.lo; hi += shift.hi }
         let extent = hi - lo
         let longest = max(extent.x, extent.y, extent.z)
         let s: Float = size.map { longest > 0 ? $0 / longest : 1 } ?? 1e-10

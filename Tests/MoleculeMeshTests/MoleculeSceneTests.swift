@@ -104,6 +104,39 @@ struct MoleculeSceneTests {
         #expect(MeshSimplifier.simplify(sphere, targetTriangles: sphere.triangleCount).mesh.indices == sphere.indices)
     }
 
+    @Test("model N of an NMR ensemble: its own coordinates, placed alike; past the last model an error that says how many")
+    func nmrModels() throws {
+        let lcd = try MeshFixtures.load("1LCD.cif")
+        #expect(lcd.models.count > 1)
+        var options = MoleculeSceneOptions()
+        options.representation = .ballAndStick
+        let first = try MoleculeSceneBuilder.build(lcd, options: options).0
+        options.model = 2
+        let second = try MoleculeSceneBuilder.build(lcd, options: options).0
+        #expect(first.meshes[0].positions.count > 0 && first.meshes[0].positions != second.meshes[0].positions)
+        // Placed as the first model is (its scale and shift within 1 %), not framed anew.
+        let (a, b) = (first.nodes[0].transform, second.nodes[0].transform)
+        #expect(abs(a[0] - b[0]) < 0.01 * a[0])
+        for k in 12..<15 { #expect(abs(a[k] - b[k]) < 0.01 * 0.3) }
+        options.model = lcd.models.count + 1
+        #expect {
+            try MoleculeSceneBuilder.build(lcd, options: options)
+        } throws: { ($0 as? MeshOptionError)?.description == "model \(lcd.models.count + 1): the file has \(lcd.models.count) models" }
+    }
+
+    @Test("sticks over a cartoon: a tapped residue's neighbours as their own layer")
+    func sticksOverCartoon() throws {
+        let ake = try MeshFixtures.load("pdb1ake.pdb")
+        var options = MoleculeSceneOptions()
+        options.representation = .cartoon
+        options.sticks = "A:86-90"
+        let (scene, report) = try MoleculeSceneBuilder.build(ake, options: options)
+        #expect(report.layers == ["cartoon", "sticks"])
+        #expect(scene.meshes.count == 2)
+        options.sticks = "Z:1"
+        #expect(throws: MeshOptionError.self) { try MoleculeSceneBuilder.build(ake, options: options) }
+    }
+
     @Test("bad requests explain themselves")
     func badRequests() throws {
         let hem = try MeshFixtures.load("HEM.cif")

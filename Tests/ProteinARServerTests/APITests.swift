@@ -76,6 +76,9 @@ struct APITests {
         let atoms = table.json["atoms"] as? [String: Any], residues = table.json["residues"] as? [String: Any]
         #expect(table.status == 200 && table.headers["content-type"] == "application/json")
         #expect((atoms?["name"] as? [String])?.count == 683 && (atoms?["residue"] as? [Int])?.count == 683)
+        // Coordinates in Å as the file gives them: 1UBI's first atom, MET 1 N, is at 27.343 24.294 2.683.
+        let xyz = (atoms?["xyz"] as? [Double]) ?? []
+        #expect(xyz.count == 3 * 683 && zip(xyz.prefix(3), [27.343, 24.294, 2.683]).allSatisfy { abs($0 - $1) < 1e-4 })
         #expect((residues?["name"] as? [String])?.first == "MET" && (residues?["secondary"] as? String)?.count == (residues?["name"] as? [String])?.count)
         #expect(try await server.get("/api/molecules/\(id)/identify.json", headers: ["If-None-Match": table.headers["etag"] ?? ""]).status == 304)
         let file = try await server.get("/api/molecules/\(id)/file")

@@ -28,6 +28,9 @@ public struct IdentifyTable: Codable, Sendable, Equatable {
         /// B-factors and occupancies rounded to two decimals, as files give them.
         public var bFactor: [Float] = []
         public var occupancy: [Float] = []
+        /// x, y, z of each atom in turn, in Å to three decimals as files give them: what a measurement
+        /// reads, and what places a label or a measurement's line (by the model node's transform).
+        public var xyz: [Float] = []
     }
 
     public var id: String
@@ -60,6 +63,8 @@ public struct IdentifyTable: Codable, Sendable, Equatable {
             atoms.element.append(model.atoms.elements[a].symbol)
             atoms.bFactor.append(a < model.atoms.bFactors.count ? Self.twoDecimals(model.atoms.bFactors[a]) : 0)
             atoms.occupancy.append(a < model.atoms.occupancies.count ? Self.twoDecimals(model.atoms.occupancies[a]) : 1)
+            let p = model.atoms.positions[a]
+            atoms.xyz.append(contentsOf: [Self.threeDecimals(p.x), Self.threeDecimals(p.y), Self.threeDecimals(p.z)])
         }
     }
 
@@ -73,4 +78,5 @@ public struct IdentifyTable: Codable, Sendable, Equatable {
     }
 
     static func twoDecimals(_ x: Float) -> Float { x.isFinite ? (x * 100).rounded() / 100 : 0 }
+    static func threeDecimals(_ x: Float) -> Float { x.isFinite ? (x * 1000).rounded() / 1000 : 0 }
 }
