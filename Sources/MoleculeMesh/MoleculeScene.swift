@@ -270,6 +270,17 @@ public enum MoleculeSceneBuilder {
             }
         }
 
+        // Feature ids count the first model's atoms (identify.json's table): another model's are
+        // translated, atom by atom, by chain, residue and atom name (its atoms may differ in number).
+        if options.model > 1 {
+            let firstIndex = Self.atomIndices(of: model, in: structure.models[0])
+            for k in built.indices {
+                guard var mesh = built[k] else { continue }
+                mesh.features = mesh.features.map { $0 == TriangleMesh.noFeature || Int($0) >= firstIndex.count ? TriangleMesh.noFeature : firstIndex[Int($0)] }
+                built[k] = mesh
+            }
+        }
+
         var scene = TriangleScene(name: structure.metadata.id.isEmpty ? "molecule" : structure.metadata.id)
         scene.materials = [Material(name: "molecule", baseColor: SIMD4(1, 1, 1, 1), metallic: 0, roughness: 0.55)]
         var meshOf: [Int: Int] = [:]
@@ -305,6 +316,23 @@ public enum MoleculeSceneBuilder {
         }
         guard let (lo, hi) = box(model), let (otherLo, otherHi) = box(other) else { return nil }
         return (otherLo - lo, otherHi - hi)
+    }
+
+    /// For each atom of `model`, the index of the same atom (chain, residue number and insertion code,
+    /// atom name and alternate location) in `first`, or `TriangleMesh.noFeature`.
+    static func atomIndices(of model: Model, in first: Model) -> [UInt32] {
+        struct Key: Hashable { var chain: String; var number: Int32; var insertion: UInt8; var name: String; var altLoc: UInt8 }
+        func keys(_ m: Model) -> [Key] {
+            let residueOf = m.residueIndexOfAtoms(), chainOf = m.chainIndexOfResidues()
+            return (0..<m.atoms.count).map { a in
+                let r = Int(residueOf[a])
+                return Key(chain: m.chains[Int(chainOf[r])].id, number: m.residues[r].number, insertion: m.residues[r].insertionCode,
+                           name: m.atoms.names[a], altLoc: a < m.atoms.altLocs.count ? m.atoms.altLocs[a] : 0)
+            }
+        }
+        var index: [Key: UInt32] = [:]
+        for (a, key) in keys(first).enumerated() where index[key] == nil { index[key] = UInt32(a) }
+        return keys(model).map { index[$0] ?? TriangleMesh.noFeature }
     }
 
     /// "0.7" for a progress line.

@@ -114,6 +114,21 @@ struct MoleculeSceneTests {
         options.model = 2
         let second = try MoleculeSceneBuilder.build(lcd, options: options).0
         #expect(first.meshes[0].positions.count > 0 && first.meshes[0].positions != second.meshes[0].positions)
+        // Its feature ids count the first model's atoms (identify.json's), though 1LCD's models differ
+        // in atom count: each names the first model's atom of the same name, and the vertex lies by
+        // that atom's place in model 2.
+        #expect(lcd.models[0].atoms.count != lcd.models[1].atoms.count)
+        let toFirst = MoleculeSceneBuilder.atomIndices(of: lcd.models[1], in: lcd.models[0])
+        var second2: [UInt32: SIMD3<Float>] = [:]
+        for (a, f) in toFirst.enumerated() where f != TriangleMesh.noFeature { second2[f] = lcd.models[1].atoms.positions[a] }
+        var near = 0, all = 0
+        for (v, f) in second.meshes[0].features.enumerated() where f != TriangleMesh.noFeature {
+            all += 1
+            guard let p = second2[f] else { continue }
+            let d = second.meshes[0].positions[v] - p
+            if (d * d).sum() <= 1.5 * 1.5 { near += 1 }
+        }
+        #expect(all > 0 && near == all, "\(near) of \(all) vertices lie by the atom they name")
         // Placed as the first model is (its scale and shift within 1 %), not framed anew.
         let (a, b) = (first.nodes[0].transform, second.nodes[0].transform)
         #expect(abs(a[0] - b[0]) < 0.01 * a[0])
