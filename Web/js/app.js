@@ -7,7 +7,7 @@
 // Content-Security-Policy allows neither.
 import { MoleculeViewer } from './viewer.js';
 import { ARPlacement, immersiveARSupported } from './xr.js';
-import { drawQR } from './qr.js';
+import { addressForPhones, drawQR } from './qr.js';
 import { setupDesign } from './design.js';
 import { setupExplore } from './explore.js';
 import { lastMolecule, setupLibrary } from './library.js';
@@ -18,7 +18,7 @@ import { setupMap } from './map.js';
 import { formatSize } from './progress-text.js';
 import { setupCapture } from './capture.js';
 import { setupOffline } from './offline.js';
-import { BUSY_EVENT, fetchWhenFree, phoneAddress } from './api.js';
+import { BUSY_EVENT, fetchWhenFree } from './api.js';
 import { colours, fillMenu, loadModelOptions, styles } from './model-options.js';
 
 const $ = (id) => document.getElementById(id);
@@ -115,8 +115,9 @@ function route() {
   // #/rooms lists the rooms; #/rooms/ROOMID is one room.
   const view = name === 'rooms' && arg ? 'room' : views.includes(name) && name !== 'room' ? name : 'landing';
   for (const v of views) $(`view-${v}`).hidden = v !== view;
-  // Another screen, or another molecule or room on the same one, opens at its top.
-  const address = `${view}/${arg ?? ''}`;
+  // Another screen, or another molecule or room on the same one, opens at its top (not another
+  // view of the same molecule: Explore's address follows its view, view-link.js).
+  const address = `${view}/${(arg ?? '').split('?')[0]}`;
   if (address !== shownAddress) window.scrollTo(0, 0);
   shownAddress = address;
   if (view !== shownView) {
@@ -322,7 +323,7 @@ async function viewInAR(subject) {
     return;
   }
   // A desktop: explain, and offer this page to a phone, by an address a phone can reach.
-  const { url, why } = await pageForPhones(subject.page);
+  const { url, why } = await addressForPhones(subject.page);
   $('ar-help-why').hidden = !why;
   $('ar-help-why').textContent = why ?? '';
   $('ar-help-url').hidden = !url;
@@ -335,24 +336,6 @@ async function viewInAR(subject) {
   if (url) $('ar-qr').hidden = !(await drawQR($('ar-qr'), url, { moduleSize: 5 }));
 }
 
-// This computer's own address (localhost, 127.0.0.1) is every phone's own too: ask the server for
-// one a phone can reach (its --public-url, or the computer's network address), or say why not.
-async function pageForPhones(page) {
-  const here = new URL(page);
-  if (!/^(localhost|127\.|\[::1\]$)/.test(here.hostname)) return { url: page };
-  try {
-    const answer = await phoneAddress();
-    if (answer.address) {
-      const there = new URL(answer.address);
-      here.protocol = there.protocol;
-      here.host = there.host;
-      return { url: here.href };
-    }
-    return { url: null, why: `This page's address (${here.host}) is this computer's own: a phone cannot open it. ${answer.reason ?? ''}`.trim() };
-  } catch {
-    return { url: null, why: `This page's address (${here.host}) is this computer's own: a phone cannot open it. Open ProteinAR by the computer's network address instead.` };
-  }
-}
 $('ar-exit').addEventListener('click', () => arSession?.end?.());
 
 // ---- Capture: Camera, Record and the photo in AR (capture.js) ----

@@ -6,11 +6,14 @@
 // the last molecule seen, remembered for the next launch.
 import * as api from './api.js';
 import { MoleculeViewer } from './viewer.js';
-import { keepOfflineToggle, offlineSupported } from './offline.js';
 import { browseLibraryFrom, forgetLastMolecule, libraryNeighbours, rememberLastMolecule } from './library.js';
-import { signInHref } from './account.js';
+import { setupDetails } from './explore-details.js';
 import { setupIdentifyCard } from './identify-card.js';
 import { setupLabels } from './labels.js';
+import { setupModelsPlayer } from './models-player.js';
+import { setupSequenceStrip } from './sequence-strip.js';
+import { setupViewLink } from './view-link.js';
+import { setupMeasure } from './measure.js';
 
 // A big model also gets a coarse version for the viewer to draw while it moves, if full frames
 // turn out too slow on this device. It is a background nicety: failures are ignored.
@@ -28,11 +31,24 @@ export function setupExplore(app) {
   let current = null;          // the molecule shown
   let loadController = null;   // aborts a load when another starts
   let search = null;           // the words searched for, the results shown and how many match
+  let neighbourSticks = '';    // residues drawn as sticks over the style (Identify's Neighbours)
+  const details = setupDetails({ $, el, say, account, current: () => current, replaceCurrent: (m) => { current = m; } });
   const labels = setupLabels({ $, el, say, viewer: () => viewer }, $('explore-labels'), $('explore-label-list'));
+  const sequence = setupSequenceStrip({ $, el, viewer: () => viewer });
   const card = setupIdentifyCard({
     $, say, viewer: () => viewer, molecule: () => current, style: () => $('style').value,
-    highlight: (selection) => { $('highlight').value = selection; showModel(); },
+    highlight: (selection, sticks = '') => { $('highlight').value = selection; neighbourSticks = sticks; showModel(); },
     label: (table, residue, text) => labels.add(table, residue, text),
+  });
+  // An ensemble's models in turn (models-player.js); labels and measurements follow each model.
+  const player = setupModelsPlayer({
+    $, say, viewer: () => viewer, molecule: () => current, options: modelOptions,
+    onFrame: () => { labels.modelChanged(); measure.modelChanged(); sequence.modelChanged(); },
+  });
+  const measure = setupMeasure({ $, el, say, viewer: () => viewer, molecule: () => current, style: () => $('style').value });
+  // The view as a link: the address follows it, and an address with a view shows it (view-link.js).
+  const link = setupViewLink({
+    $, say, viewer: () => viewer, molecule: () => current, options: modelOptions, setSticks: (s) => { neighbourSticks = s; }, labels, measure,
   });
 
   function ensureViewer() {
@@ -74,6 +90,7 @@ export function setupExplore(app) {
     if ($('color').value) options.color = $('color').value;
     const highlight = $('highlight').value.trim();
     if (highlight) options.highlight = highlight;
+    if (neighbourSticks) options.sticks = neighbourSticks;
     return options;
   }
 
@@ -96,6 +113,10 @@ export function setupExplore(app) {
       });
       $('viewer-empty').hidden = true;
       labels.modelChanged();
+      player.modelShown();
+      sequence.modelChanged();
+      link.modelShown();
+      measure.modelChanged();
       progress(null);
       say(`${current.id}: ${current.title}`);
       rememberLastMolecule(current.id);
@@ -115,6 +136,7 @@ export function setupExplore(app) {
     try {
       const url = await api.prepareModel(id, 'glb', { ...modelOptions(), 'max-triangles': COARSE_TRIANGLES, compression: 'meshopt' }, { signal });
       await viewer.loadCoarse(url, { signal });
+      sequence.modelChanged();  // the coarse model is highlighted too
     } catch {
       // The full model stays; motion is just slower.
     }
@@ -136,11 +158,12 @@ export function setupExplore(app) {
         // Asked again by its address, through the service worker, which then keeps it as opened.
         m = await api.molecule(opened.id).catch(() => opened);
       }
-      if (current?.id !== m.id) labels.clear();
+      if (current?.id !== m.id) { labels.clear(); measure.clear(); player.clear(); neighbourSticks = ''; }
       current = m;
+      sequence.show(m.id);
       $('entry-id').value = m.id;
       $('view-controls').hidden = false;
-      showDetails(m);
+      details.show(m);
       showLibrarySteps(m.id);
       app.route();
       await showModel();
@@ -154,7 +177,7 @@ export function setupExplore(app) {
   }
 
   // The molecule the address names (#/explore/ID), or ''.
-  const addressed = () => (location.hash.startsWith('#/explore/') ? decodeURIComponent(location.hash.split('/')[2] ?? '') : '');
+  const addressed = () => (location.hash.startsWith('#/explore/') ? decodeURIComponent(location.hash.split('/')[2]?.split('?')[0] ?? '') : '');
 
   // Opens entry `id` from the archive (GET /api/archive/ID): anyone may, no account needed. The
   // progress of the server's download and reading is said in words and shown in the bar.
@@ -336,125 +359,19 @@ export function setupExplore(app) {
   for (const id of ['library-previous', 'library-next']) $(id).addEventListener('click', (e) => browseLibraryFrom(e.currentTarget.dataset.molecule));
 
   for (const id of ['style', 'color', 'hide-water', 'hide-ligands', 'hide-hydrogens']) $(id).addEventListener('change', showModel);
-  $('highlight').addEventListener('change', showModel);
-
-  // Numbers a student can copy: amino acids (or nucleotides) apart from ligands and waters, which
-  // a file counts as residues too. Summaries stored before these counts fall back to residues.
-  const unit = (type, n) => (/ribonucleotide|nucleic|dna|rna/i.test(type ?? '') ? (n === 1 ? 'nucleotide' : 'nucleotides')
-    : n === 1 ? 'amino acid' : 'amino acids');
-  function counts(m, d) {
-    const chains = d.chains ?? [];
-    if (chains.some((c) => c.monomers === undefined) || d.waters === undefined) return [['Residues', m.residues.toLocaleString()]];
-    const polymers = chains.filter((c) => c.monomers > 0);
-    const monomers = polymers.reduce((n, c) => n + c.monomers, 0);
-    const kind = polymers.length && polymers.every((c) => unit(c.type, 2) === 'nucleotides') ? 'Nucleotides' : 'Amino acids';
-    const ligands = (d.ligands ?? []).reduce((n, l) => n + l.count, 0);
-    return [[kind, monomers.toLocaleString()], ['Ligands', ligands ? ligands.toLocaleString() : null], ['Waters', d.waters ? d.waters.toLocaleString() : null]];
-  }
-  function chainWords(c) {
-    if (c.monomers === undefined) return `${c.type}, ${c.residues} residues`;
-    if (c.monomers > 0) return `${c.type}, ${c.monomers} ${unit(c.type, c.monomers)}`;
-    return c.type === 'water' ? `${c.residues} waters` : `${c.type}, ${c.residues} ${c.residues === 1 ? 'group' : 'groups'}`;
-  }
-  // "BIS(ADENOSINE)-5'-PENTAPHOSPHATE" as the dictionary writes it → "bis(adenosine)-5′-pentaphosphate".
-  const readableName = (name) => (name === name.toUpperCase() ? name.toLowerCase() : name).replace(/'/g, '′');
-
-  function showDetails(m) {
-    const d = m.details ?? {};
-    $('details').hidden = false;
-    $('details-title').textContent = `${m.id}: ${m.title}`;
-    const facts = [
-      ['Authors', (d.authors ?? []).join(', ')], ['Method', m.method], ['Resolution', m.resolution ? `${m.resolution.toFixed(2)} Å` : null],
-      ['Organism', m.organism], ['Atoms', m.atoms.toLocaleString()], ...counts(m, d),
-      ['Deposited', d.depositionDate], ['About', m.description],
-    ].filter(([, v]) => v);
-    $('details-facts').replaceChildren(...facts.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
-    $('details-chains').replaceChildren(...(d.chains ?? []).map((c) =>
-      el('li', {}, el('strong', {}, `Chain ${c.id}`), ` · ${chainWords(c)} `, el('div', { class: 'sequence' }, c.sequence))));
-    const ligands = d.ligands ?? [];
-    $('details-ligands').replaceChildren(...(ligands.length
-      ? ligands.map((l) => el('li', {}, el('strong', {}, l.name), l.fullName ? `: ${readableName(l.fullName)}` : '', ` × ${l.count}`))
-      : [el('li', {}, 'None')]));
-    const links = [];
-    if (/^[1-9][A-Z0-9]{3}$/.test(m.id)) links.push(el('a', { href: `https://www.rcsb.org/structure/${m.id}`, target: '_blank', rel: 'noopener' }, `${m.id} at RCSB PDB`));
-    links.push(el('a', { href: 'https://pdb101.rcsb.org/', target: '_blank', rel: 'noopener' }, 'PDB-101'));
-    $('details-links').replaceChildren(...links.flatMap((a, i) => (i ? [' · ', a] : [a])));
-    showLibraryPlace(m);
-    showKeep(m.id);
-    showKeepOffline(m.id);
-  }
-
-  // An entry opened from the archive is not in the library (inLibrary false): someone signed in may
-  // add it (to the library and to their My molecules); anyone else reads that the server keeps it a
-  // while and that signing in lets them add it.
-  async function showLibraryPlace(m) {
-    const slot = $('details-library');
-    slot.replaceChildren();
-    if (m.inLibrary !== false) return;
-    await account.ready();
-    if (current?.id !== m.id || current.inLibrary !== false) return;
-    if (api.currentAccount()) {
-      const add = el('button', { type: 'button', id: 'add-to-library', class: 'primary', onclick: () => addToLibrary(m.id, add) }, 'Add to the library');
-      slot.replaceChildren(add, ' ', el('span', { class: 'keep-note' }, 'Opened from the archive: adding it keeps it here for everyone, and in your My molecules.'));
-    } else {
-      slot.replaceChildren(el('span', { class: 'archive-note' }, `${m.id} was opened from the archive and is kept on this server for a while. `,
-        el('a', { href: signInHref(), class: 'sign-in-link' }, 'Sign in or register'), ' to add it to the library.'));
-    }
-  }
-
-  async function addToLibrary(id, button) {
-    button.disabled = true;
-    say(`Adding ${id} to the library…`);
-    try {
-      const m = await api.fetchEntry(id, { onProgress: (p) => say(p.message) });
-      if (current?.id === id) {
-        current = { ...current, ...m, inLibrary: true };
-        showLibraryPlace(current);
-        showKeep(id);
-      }
-      say(`Added ${id} to the library and to My molecules.`);
-    } catch (error) {
-      button.disabled = false;
-      if (api.needsAccount(error)) account.needsAccount(`Adding ${id} to the library needs an account.`, 'press “Add to the library” again');
-      else say(error.message, { error: true });
-    }
-  }
-
-  // Keep offline: this molecule's files stay on this device (no account needed), with how much is kept.
-  function showKeepOffline(id) {
-    const slot = $('details-offline');
-    if (!offlineSupported()) { slot.replaceChildren(); return; }
-    const note = el('span', { class: 'keep-note', id: 'details-offline-note' });
-    slot.replaceChildren(keepOfflineToggle({ el, say }, id, { note }), ' ', note);
-  }
-
-  // Keep in My molecules, for someone signed in: pressed when the molecule is on their list.
-  // Not for an entry opened from the archive: "Add to the library" stands for it until it is added.
-  async function showKeep(id) {
-    const slot = $('details-keep');
-    slot.replaceChildren();
-    await account.ready();
-    if (!api.currentAccount() || current?.id !== id || current.inLibrary === false) return;
-    let kept = false;
-    try {
-      kept = (await api.keptIDs()).has(id);
-    } catch {
-      return;  // the list cannot be read now: no button rather than a wrong one
-    }
-    if (current?.id !== id || current.inLibrary === false) return;
-    slot.replaceChildren(account.keepButton(id, kept, { label: `Keep ${id} in My molecules`, text: 'Keep in My molecules' }),
-      ' ', el('a', { href: '#/library/mine', class: 'button' }, 'My molecules'));
-  }
+  // A highlight typed by hand replaces the one Neighbours made, sticks and all.
+  $('highlight').addEventListener('change', () => { neighbourSticks = ''; showModel(); });
 
   return {
-    /** Shows the screen, and the entry `arg` (from the address) when it is not the one shown. */
-    show(arg) {
+    /** Shows the screen, and the entry the address names when it is not the one shown, in the view it names. */
+    show() {
       ensureViewer();
-      if (arg && decodeURIComponent(arg) !== current?.id) openMolecule(decodeURIComponent(arg));
+      const { id, rebuild } = link.arrive(location.hash);
+      if (id && id !== current?.id) openMolecule(id);
       else if (current) {
+        if (rebuild) showModel();
         // Back from signing in (or out): Keep and Add to the library follow.
-        showLibraryPlace(current);
-        showKeep(current.id);
+        details.refresh(current);
         // Back on the molecule already shown: the status names it again, not an earlier error.
         if (viewer?.model) say(`${current.id}: ${current.title}`);
       }

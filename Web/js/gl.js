@@ -174,7 +174,8 @@ export function uploadMeshes(gl, parsed) {
     const instanceBuffer = gl.createBuffer();
     gl.bindBuffer(gl.ARRAY_BUFFER, instanceBuffer);
     gl.bufferData(gl.ARRAY_BUFFER, instances, gl.STATIC_DRAW);
-    const entry = { instanceBuffer, instanceCount: matrices.length, primitives: [] };
+    // `mesh`: which of the model's meshes this is, so its colours can be rewritten (tint.js).
+    const entry = { mesh: meshIndex, instanceBuffer, instanceCount: matrices.length, primitives: [] };
     uploaded.push(entry);
 
     for (const primitive of mesh.primitives) {

@@ -1,16 +1,18 @@
 // Tap to identify, in Explore: a tap (or click) on the model shows a card naming what it touched,
 // "Arg 88 · chain A · α-helix" (and the atom, "NH1 · N · B 23.4", in atomic styles), said to
 // screen readers, with Label (its name pinned in the view: labels.js), Highlight (the residue lit,
-// the rest greyed: the model's own highlight) and Centre (the view turns about it). Picking is pick.js's, the words identify.js's: no round
-// trip but the table, read once per molecule.
+// the rest greyed: the model's own highlight), Neighbours (the residues within 5 Å drawn as sticks
+// and lit: neighbours.js) and Centre (the view turns about it). Picking is pick.js's, the words
+// identify.js's: no round trip but the table, read once per molecule.
 import { pickFeature } from './pick.js';
 import { describe, identifyTable } from './identify.js';
+import { NEIGHBOUR_DISTANCE, neighbourResidues, selectionOf } from './neighbours.js';
 
 const ATOMIC_STYLES = new Set(['ball-and-stick', 'sticks', 'spacefill']);
 
 /**
  * @param {{$: Function, say: Function, viewer: () => object|null, molecule: () => ({id: string}|null),
- *   style: () => string, highlight: (selection: string) => void,
+ *   style: () => string, highlight: (selection: string, sticks?: string) => void,
  *   label: (table: object, residue: number, text: string) => void}} app
  */
 export function setupIdentifyCard({ $, say, viewer, molecule, style, highlight, label }) {
@@ -50,6 +52,13 @@ export function setupIdentifyCard({ $, say, viewer, molecule, style, highlight, 
   $('viewer').addEventListener('viewer-tap', (e) => identify(e.detail));
   $('identify-close').addEventListener('click', close);
   $('identify-highlight').addEventListener('click', () => { if (shown) highlight(shown.selection); });
+  $('identify-neighbours').addEventListener('click', () => {
+    if (!shown) return;
+    const residues = neighbourResidues(shown.table, shown.residue);
+    const selection = selectionOf(shown.table, residues);
+    say(`${$('identify-residue').textContent} and ${residues.length - 1} residue${residues.length === 2 ? '' : 's'} within ${NEIGHBOUR_DISTANCE} Å, as sticks.`);
+    highlight(selection, selection);
+  });
   $('identify-label').addEventListener('click', () => {
     if (shown) label(shown.table, shown.residue, $('identify-residue').textContent);
   });

@@ -3,7 +3,7 @@
 // offline too once the table is kept (the service worker keeps it with the molecule's models).
 import { getJSON } from './api.js';
 
-const SECONDARY = {
+export const SECONDARY = {
   H: 'α-helix', G: '3₁₀-helix', I: 'π-helix', E: 'β-strand', B: 'β-bridge',
   T: 'turn', S: 'bend', P: 'polyproline helix', '-': 'coil',
 };
@@ -22,12 +22,12 @@ export function identifyTable(id) {
 }
 
 // "ARG" → "Arg"; ligands and nucleotides keep their codes ("AP5", "DA").
-function residueName(name, kind) {
+export function residueName(name, kind) {
   return kind === 'amino-acid' && name.length === 3 ? name[0] + name.slice(1).toLowerCase() : name;
 }
 
 // "BIS(ADENOSINE)-5'-PENTAPHOSPHATE" as the dictionary writes it → "bis(adenosine)-5′-pentaphosphate".
-function readable(name) {
+export function readable(name) {
   return (name === name.toUpperCase() ? name.toLowerCase() : name).replace(/'/g, '′');
 }
 

@@ -2,7 +2,8 @@
 // upright and facing the reader at any angle (HTML over the canvas, placed after every frame). A
 // label stays on its residue whatever the style: its point is the middle of the vertices that name
 // the residue in the model shown (the GLB's feature ids, identify.json's atoms), found again when
-// the model changes.
+// the model changes. A view link (view-link.js) carries the labelled residues and puts them back.
+import { describe } from './identify.js';
 
 /**
  * @param {{$: Function, el: Function, say: Function, viewer: () => object|null}} app
@@ -89,6 +90,17 @@ export function setupLabels({ $, el, say, viewer }, layer, list) {
     clear() {
       labels = [];
       table = null;
+      render();
+    },
+    /** The labelled residues (indices into the identify table's residues), in the order labelled. */
+    serialize() { return labels.map((l) => l.residue); },
+    /** Labels `residues` of `identify` (a view link's), named as the identify card names them, and no others. */
+    restore(identify, residues) {
+      table = identify;
+      labels = [...new Set(residues)].map((residue) => {
+        const atom = identify ? identify.atoms.residue.indexOf(residue) : -1;
+        return atom < 0 ? null : { residue, text: describe(identify, atom, { atomic: false }).residue, point: residuePoint(residue) };
+      }).filter(Boolean);
       render();
     },
     /** Listens to `canvas`'s frames (once the viewer exists). */

@@ -149,6 +149,20 @@ export class OrbitControls {
 
   // Where a point shows on the canvas with the last updateMatrices(): {x, y} in CSS pixels, and
   // `inFront` false behind the camera.
+  /**
+   * For many points at once, with the matrices as they are now: (x, y, z) → [x, y, depth], x and y in
+   * CSS pixels as project() gives them, depth the distance in front of the camera (≤ 0: behind).
+   */
+  projector() {
+    const m = mat4.multiply(mat4.create(), this.projection, this.view);
+    const width = this.canvas.clientWidth || 1, height = this.canvas.clientHeight || 1;
+    return (x, y, z) => {
+      const w = m[3] * x + m[7] * y + m[11] * z + m[15] || 1e-9;
+      return [((m[0] * x + m[4] * y + m[8] * z + m[12]) / w + 1) / 2 * width,
+        (1 - (m[1] * x + m[5] * y + m[9] * z + m[13]) / w) / 2 * height, w];
+    };
+  }
+
   project(point) {
     const clip = [0, 0, 0, 0];
     const v = this.view, p = this.projection;

@@ -2,9 +2,13 @@
 // tapped point, against every drawn triangle of the model (each instance moved by its node's
 // matrix; a mesh's box first, so most are skipped whole). The nearest hit's nearest corner names
 // the atom, by the model's feature ids (glb.js reads them: the server's atom indices, which
-// identify.json describes).
+// identify.json describes). A tap that misses every triangle by a little (a finger is wide, a
+// ribbon seen edge-on thin) takes the front-most vertex within TOUCH_SLOP_PX of it.
 import { NO_FEATURE } from './glb.js';
 import { mat4 } from './math.js';
+
+/** How far (CSS pixels) a tap that touches nothing may be from what it names. */
+export const TOUCH_SLOP_PX = 10;
 
 /**
  * @param {{model: object, camera: {position: number[]}, unproject: Function}} viewer a MoleculeViewer
@@ -35,7 +39,7 @@ export function pickFeature(viewer, x, y) {
       if (hit) best = { ...hit, primitive, node };
     }
   }
-  if (!best) return null;
+  if (!best) return nearestInSlop(viewer, x, y);
   const { primitive, t } = best;
   const point = [origin[0] + t * direction[0], origin[1] + t * direction[1], origin[2] + t * direction[2]];
   const local = transformPoint(mat4.invert(inverse, best.node.matrix), point);
@@ -49,6 +53,32 @@ export function pickFeature(viewer, x, y) {
   }
   const feature = primitive.features[corner];
   return feature === NO_FEATURE ? null : { feature, point };
+}
+
+// The vertex nearest the camera among those drawn within TOUCH_SLOP_PX of (x, y), or null.
+function nearestInSlop(viewer, x, y) {
+  const project = viewer.projector();
+  const model = viewer.model;
+  const slop2 = TOUCH_SLOP_PX * TOUCH_SLOP_PX;
+  let best = null;
+  for (const node of model.nodes) {
+    const M = node.matrix;
+    for (const primitive of model.meshes[node.mesh]?.primitives ?? []) {
+      const P = primitive.positions, F = primitive.features;
+      if (!F) continue;
+      for (let i = 0; i < primitive.vertexCount; i++) {
+        if (F[i] === NO_FEATURE) continue;
+        const px = P[3 * i], py = P[3 * i + 1], pz = P[3 * i + 2];
+        const wx = M[0] * px + M[4] * py + M[8] * pz + M[12];
+        const wy = M[1] * px + M[5] * py + M[9] * pz + M[13];
+        const wz = M[2] * px + M[6] * py + M[10] * pz + M[14];
+        const [sx, sy, depth] = project(wx, wy, wz);
+        if (depth <= 0 || (sx - x) ** 2 + (sy - y) ** 2 > slop2 || (best && depth >= best.depth)) continue;
+        best = { depth, feature: F[i], point: [wx, wy, wz] };
+      }
+    }
+  }
+  return best && { feature: best.feature, point: best.point };
 }
 
 // The nearest triangle the ray (o + t d, 0 < t < limit) crosses, Möller–Trumbore, either side.

@@ -1,9 +1,33 @@
 // The QR code a desktop shows so a phone can open the same page: drawn on a canvas with Kazuhiko
 // Arase's QR Code Generator (Debian's node-qrcode-generator, served by this server at
-// /vendor/qrcode-generator/ and loaded the first time a code is drawn).
+// /vendor/qrcode-generator/ and loaded the first time a code is drawn), and the address of a page
+// that a phone can reach, for it to carry.
 
 const QR_JS = '/vendor/qrcode-generator/qrcode.js';
+import { phoneAddress } from './api.js';
 import { loadLibrary } from './web-libraries.js';
+
+/**
+ * `page` (an address of this app) at an address a phone can reach: {url}, or {url: null, why}.
+ * This computer's own address (localhost, 127.0.0.1) is every phone's own too: the server is asked
+ * for one a phone can reach (its --public-url, or the computer's network address).
+ */
+export async function addressForPhones(page) {
+  const here = new URL(page);
+  if (!/^(localhost|127\.|\[::1\]$)/.test(here.hostname)) return { url: page };
+  try {
+    const answer = await phoneAddress();
+    if (answer.address) {
+      const there = new URL(answer.address);
+      here.protocol = there.protocol;
+      here.host = there.host;
+      return { url: here.href };
+    }
+    return { url: null, why: `This page's address (${here.host}) is this computer's own: a phone cannot open it. ${answer.reason ?? ''}`.trim() };
+  } catch {
+    return { url: null, why: `This page's address (${here.host}) is this computer's own: a phone cannot open it. Open ProteinAR by the computer's network address instead.` };
+  }
+}
 
 /**
  * Draws `text` as a QR code (error correction M, the smallest version that holds it) on `canvas`,

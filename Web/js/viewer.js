@@ -142,8 +142,8 @@ export class MoleculeViewer {
     return parseGLB(buffer);
   }
 
-  /** Shows an already parsed model (parseGLB's result), or nothing for null. */
-  setModel(parsed) {
+  /** Shows a parsed model (parseGLB's), or nothing for null; framed unless `keepView` (another model of an ensemble). */
+  setModel(parsed, { keepView = false } = {}) {
     if (parsed !== null && (!parsed || !Array.isArray(parsed.meshes) || !Array.isArray(parsed.nodes))) {
       throw new TypeError('setModel expects the result of parseGLB() or null.');
     }
@@ -157,7 +157,7 @@ export class MoleculeViewer {
     this.model = parsed;
     this.firstFrameAt = null;
     if (parsed && !this._contextLost) this._gpu = uploadMeshes(this.gl, parsed);
-    this._fitCamera();
+    if (!keepView) this._fitCamera();
     this.requestRender();
   }
 
@@ -272,6 +272,12 @@ export class MoleculeViewer {
   project(point) {
     this._updateMatrices();
     return this._orbit.project(point);
+  }
+
+  /** project() for many points: (x, y, z) → [x, y, depth] (orbit.js projector()). */
+  projector() {
+    this._updateMatrices();
+    return this._orbit.projector();
   }
 
   /**

@@ -93,6 +93,10 @@ class Browser:
     def click(self, css): self.wd("POST", self.s + f"/element/{self.find(css)}/click", {})
     def type_into(self, css, text): self.wd("POST", self.s + f"/element/{self.find(css)}/value", {"text": text})
     def cdp(self, cmd, params=None): return self.wd("POST", self.s + "/goog/cdp/execute", {"cmd": cmd, "params": params or {}})
+
+    def phone_size(self, width=390, height=844):
+        """A true phone's viewport (headless Chromium makes no window narrower than 500 px)."""
+        self.cdp("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": True})
     def before_each_page(self, source):
         """Runs `source` in every page this session opens from now on, before the page's own scripts."""
         self.cdp("Page.addScriptToEvaluateOnNewDocument", {"source": source})

@@ -74,7 +74,7 @@ def offline(b, on):
 def phone_shot(b, shot, name):
     """A screenshot at a phone's size, 390 × 844 (headless windows are at least 500 px wide). Only
     for the picture: WebDriver's clicks miss their element under this emulation."""
-    b.cdp("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+    b.phone_size()
     try:
         shot(name, b)
     finally:
