@@ -10,6 +10,8 @@ import { browseLibraryFrom, forgetLastMolecule, libraryNeighbours, rememberLastM
 import { setupDetails } from './explore-details.js';
 import { setupIdentifyCard } from './identify-card.js';
 import { setupLabels } from './labels.js';
+import { setupARIdentify } from './ar-identify.js';
+import { ARPlacement } from './xr.js';
 import { setupModelsPlayer } from './models-player.js';
 import { setupSequenceStrip } from './sequence-strip.js';
 import { setupViewLink } from './view-link.js';
@@ -35,6 +37,7 @@ export function setupExplore(app) {
   const details = setupDetails({ $, el, say, account, current: () => current, replaceCurrent: (m) => { current = m; } });
   const labels = setupLabels({ $, el, say, viewer: () => viewer }, $('explore-labels'), $('explore-label-list'));
   const sequence = setupSequenceStrip({ $, el, viewer: () => viewer });
+  const arCard = setupARIdentify({ $, el, molecule: () => current, style: () => $('style').value, labels });
   const card = setupIdentifyCard({
     $, say, viewer: () => viewer, molecule: () => current, style: () => $('style').value,
     highlight: (selection, sticks = '') => { $('highlight').value = selection; neighbourSticks = sticks; showModel(); },
@@ -385,6 +388,11 @@ export function setupExplore(app) {
       return {
         name: current.id, title: current.title, viewer, slot: 'ar-slot', button: 'ar-button',
         usdz: `${path}/model.usdz?${query}`, glb: new URL(`${path}/model.glb?${query}`, location.href).href,
+        // In WebXR a tap on the standing molecule names what it touched (ar-identify.js).
+        createAR: (overlay, callbacks) => new ARPlacement(viewer, overlay, {
+          ...callbacks, onIdentify: arCard.identify, onFrame: arCard.place,
+          onEnd: () => { arCard.clear(); callbacks.onEnd(); },
+        }),
         thumbnail: `${path}/thumbnail.png?size=64`, page: new URL(`#/explore/${encodeURIComponent(current.id)}`, location.href).href,
       };
     },

@@ -5,10 +5,9 @@
 // and lit: neighbours.js) and Centre (the view turns about it). Picking is pick.js's, the words
 // identify.js's: no round trip but the table, read once per molecule.
 import { pickFeature } from './pick.js';
-import { describe, identifyTable } from './identify.js';
+import { ATOMIC_STYLES, describe, identifyTable } from './identify.js';
 import { NEIGHBOUR_DISTANCE, neighbourResidues, selectionOf } from './neighbours.js';
 
-const ATOMIC_STYLES = new Set(['ball-and-stick', 'sticks', 'spacefill']);
 
 /**
  * @param {{$: Function, say: Function, viewer: () => object|null, molecule: () => ({id: string}|null),

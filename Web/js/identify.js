@@ -8,6 +8,9 @@ export const SECONDARY = {
   T: 'turn', S: 'bend', P: 'polyproline helix', '-': 'coil',
 };
 
+/** The styles that draw atoms (a tap names the atom itself; Measure works there). */
+export const ATOMIC_STYLES = new Set(['ball-and-stick', 'sticks', 'spacefill']);
+
 const tables = new Map();  // molecule id → Promise of its table
 
 /** The identify table of molecule `id` (fetched once, waiting out a busy server as every API read

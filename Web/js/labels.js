@@ -92,6 +92,8 @@ export function setupLabels({ $, el, say, viewer }, layer, list) {
       table = null;
       render();
     },
+    /** Each label's text and point (model coordinates), for AR's overlay (ar-identify.js). */
+    pins() { return labels.map((l) => ({ text: l.text, point: l.point })); },
     /** The labelled residues (indices into the identify table's residues), in the order labelled. */
     serialize() { return labels.map((l) => l.residue); },
     /** Labels `residues` of `identify` (a view link's), named as the identify card names them, and no others. */

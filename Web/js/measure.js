@@ -16,11 +16,10 @@
 //                          follow it, and Measure shows in atomic styles only
 import { atomPlaces } from './atom-places.js';
 import { pickFeature } from './pick.js';
-import { describe, identifyTable } from './identify.js';
+import { ATOMIC_STYLES, describe, identifyTable } from './identify.js';
 import { KINDS, dashedTubes, formatValue, measureValue } from './measure-geometry.js';
 import { linearColor } from './strokes.js';
 
-const ATOMIC_STYLES = new Set(['ball-and-stick', 'sticks', 'spacefill']);
 const AR_COLOUR = linearColor('#c2189b');  // as .measure-line's stroke in app.css
 const AR_TUBE_RADIUS_A = 0.12;
 const AR_TUBE_RADIUS_OF_MODEL = 0.005;     // of the model's bounding radius

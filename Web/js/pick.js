@@ -22,7 +22,27 @@ export function pickFeature(viewer, x, y) {
   if (!model) return null;
   const origin = viewer.camera.position;
   const far = viewer.unproject(x, y);
+  // One tap is asked about by the card, the sequence strip and Measure: picked once (the same
+  // model, and the same ray: the view has not moved).
+  const key = `${origin.join()},${far.join()}`;
+  if (last.model === model && last.key === key) return last.hit;
+  const hit = pickUncached(viewer, model, origin, far, x, y);
+  Object.assign(last, { model, key, hit });
+  return hit;
+}
+
+const last = { model: null, key: '', hit: null };
+
+function pickUncached(viewer, model, origin, far, x, y) {
   const direction = [far[0] - origin[0], far[1] - origin[1], far[2] - origin[2]];
+  return pickRay(model, origin, direction) ?? nearestInSlop(viewer, x, y);
+}
+
+/**
+ * What the ray origin + t · direction (t > 0, model coordinates) meets first: WebXR's taps, and the
+ * view's. @returns {{feature: number, point: number[]}|null}
+ */
+export function pickRay(model, origin, direction) {
   let best = null;
   const inverse = mat4.create();
   for (const node of model.nodes) {
@@ -39,7 +59,7 @@ export function pickFeature(viewer, x, y) {
       if (hit) best = { ...hit, primitive, node };
     }
   }
-  if (!best) return nearestInSlop(viewer, x, y);
+  if (!best) return null;
   const { primitive, t } = best;
   const point = [origin[0] + t * direction[0], origin[1] + t * direction[1], origin[2] + t * direction[2]];
   const local = transformPoint(mat4.invert(inverse, best.node.matrix), point);

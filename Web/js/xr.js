@@ -2,8 +2,11 @@
 // reticle on the surfaces the phone finds, tap to place the molecule, drag to move it, pinch to
 // scale, twist to turn, and a status line that says what to do next. It draws with the page's own
 // MoleculeViewer, so the model on the table is the one already loaded, with nothing downloaded again.
+// Once it stands, a tap on the molecule (not on the floor) asks what it is (`onIdentify`, with the
+// atom the ray meets first: pick.js), and `onFrame` lets the page place labels over each frame.
 import { mat4, quat } from './math.js';
 import { encodePhoto, readARFrame } from './ar-photo.js';
+import { pickRay } from './pick.js';
 
 // The molecule's diameter on the table at scale 1: big enough to walk around, small enough to fit.
 const TABLE_SIZE_M = 0.3;
@@ -30,13 +33,20 @@ export class ARPlacement {
   /**
    * @param {import('./viewer.js').MoleculeViewer} viewer holds the loaded model and the GL context
    * @param {HTMLElement} overlay shown over the camera image (WebXR DOM overlay): status line, Exit
-   * @param {{onStatus?: (text: string) => void, onEnd?: () => void}} callbacks
+   * @param {{onStatus?: (text: string) => void, onEnd?: () => void,
+   *   onIdentify?: (hit: {feature: number, point: number[]}) => void,
+   *   onFrame?: (project: (point: number[]) => ({x: number, y: number, inFront: boolean})) => void}} callbacks
+   *   onIdentify: a tap met the standing molecule; onFrame: each frame, with where a point of the
+   *   model (its coordinates) shows on the overlay, in CSS pixels
    */
-  constructor(viewer, overlay, { onStatus = () => {}, onEnd = () => {} } = {}) {
+  constructor(viewer, overlay, { onStatus = () => {}, onEnd = () => {}, onIdentify = null, onFrame = null } = {}) {
     this.viewer = viewer;
     this.overlay = overlay;
     this.onStatus = onStatus;
     this.onEnd = onEnd;
+    this.onIdentify = onIdentify;
+    this.onFrame = onFrame;
+    this._tapped = null;         // the atom a tap in progress met, or null (a tap on the floor drags)
     this.session = null;
     this.position = null;        // where the molecule stands (metres, local space), null until placed
     this.scale = 1;              // the person's pinch, on top of TABLE_SIZE_M
@@ -105,11 +115,14 @@ export class ARPlacement {
   _listen() {
     const { session, overlay } = this;
     const signal = this._events.signal;
-    session.addEventListener('select', () => {
+    session.addEventListener('select', (event) => {
+      if (this._tapped) { this.onIdentify(this._tapped); this._tapped = null; return; }
       if (!this.position && this._reticle) this._placeAt(this._reticle.slice(12, 15));
     }, { signal });
-    session.addEventListener('selectstart', () => {
+    session.addEventListener('selectstart', (event) => {
       if (!this.position) return;
+      this._tapped = this.onIdentify ? this._pick(event) : null;
+      if (this._tapped) return;  // a tap on the molecule asks what it is; it does not move it
       this._dragging = true;
       this._dragFrom = this.position.slice();
     }, { signal });
@@ -148,6 +161,29 @@ export class ARPlacement {
     overlay.addEventListener('pointercancel', lift, { signal });
     // Buttons on the overlay must not also place or drag the molecule.
     overlay.addEventListener('beforexrselect', (e) => { if (e.target.closest('button, a')) e.preventDefault(); }, { signal });
+  }
+
+  // The atom the tap's ray meets first (the input's target ray, from the event's frame), or null.
+  _pick(event) {
+    const pose = event.frame?.getPose?.(event.inputSource?.targetRaySpace, this.space);
+    if (!pose || !this.viewer.model) return null;
+    const m = pose.transform.matrix;
+    const inverse = mat4.invert(mat4.create(), this._placementMatrix());
+    if (!inverse) return null;
+    const along = (v, w) => [0, 1, 2].map((i) => inverse[i] * v[0] + inverse[4 + i] * v[1] + inverse[8 + i] * v[2] + w * inverse[12 + i]);
+    // The ray leaves the pose's origin along its −z axis.
+    return pickRay(this.viewer.model, along([m[12], m[13], m[14]], 1), along([-m[8], -m[9], -m[10]], 0));
+  }
+
+  // Where model point p shows on the overlay (CSS pixels) in view `view`, with the placement `place`.
+  _projector(view, place) {
+    const clip = mat4.multiply(mat4.create(), mat4.multiply(mat4.create(), view.projection, view.view), place);
+    const width = this.overlay.clientWidth || 1, height = this.overlay.clientHeight || 1;
+    return (p) => {
+      const w = clip[3] * p[0] + clip[7] * p[1] + clip[11] * p[2] + clip[15];
+      return { x: ((clip[0] * p[0] + clip[4] * p[1] + clip[8] * p[2] + clip[12]) / w + 1) / 2 * width,
+        y: (1 - (clip[1] * p[0] + clip[5] * p[1] + clip[9] * p[2] + clip[13]) / w) / 2 * height, inFront: w > 0 };
+    };
   }
 
   _placeAt(position) {
@@ -191,6 +227,7 @@ export class ARPlacement {
     // The ring shows where a tap would place the molecule; once it stands, the molecule itself shows.
     const overlays = this._reticle && !this.position ? [{ model: this.reticle, matrix: this._reticle }] : [];
     this.viewer.drawXR(layer.framebuffer, views, this.position ? this._placementMatrix() : null, overlays);
+    if (this.onFrame && this.position) this.onFrame(this._projector(views[0], this._placementMatrix()));
     if (this._photo && this.position) this._takePhoto(pose.views[0], views[0]);
   }
 
@@ -228,6 +265,7 @@ export class ARPlacement {
     this._photo?.reject(new Error('AR ended before the photo was taken.'));
     this._photo = null;
     this._events.abort();
+    this._tapped = null;
     this.viewer.releaseOverlay(this.reticle ?? []);
     this.session = null;
     this.overlay.hidden = true;

@@ -1,12 +1,12 @@
 """Aiming a tap at the 3D view in Explore as a person would, for the checks and the benchmark of
 tap to identify: the middle of the model's front triangle (the one nearest the camera whose corners
-draw one atom, in the view and at least 2 px² on it: nothing hides it, and a tap on whole pixels lands in it), projected with the viewer's own camera
+draw one atom, in the view: nothing hides it), projected with the viewer's own camera
 (`window.__proteinarExplore.viewer`), and a mouse click there."""
 
-# The middle of the front triangle (of those at least 2 px² on the screen) ([x, y] on the canvas in CSS pixels, its feature id), and the canvas's size.
-FRONT = """const v = window.__proteinarExplore.viewer, m = v.model, cam = v.camera.position, project = v.projector(), MIN_AREA = 2,
+# The middle of the front triangle (of those in the view) ([x, y] on the canvas in CSS pixels, its feature id), and the canvas's size.
+FRONT = """const v = window.__proteinarExplore.viewer, m = v.model, cam = v.camera.position, project = v.projector(),
   canvas = document.getElementById('viewer');
-let best = null, anySize = null;  // anySize: when nothing is 2 px² (a small, far model)
+let best = null;
 for (const node of m.nodes) {
   const M = node.matrix;
   const world = (P, i) => [M[0] * P[3 * i] + M[4] * P[3 * i + 1] + M[8] * P[3 * i + 2] + M[12],
@@ -19,18 +19,13 @@ for (const node of m.nodes) {
       if (F[I[k]] !== F[I[k + 1]] || F[I[k]] !== F[I[k + 2]]) continue;
       const a = world(P, I[k]), b = world(P, I[k + 1]), c = world(P, I[k + 2]);
       const w = [0, 1, 2].map((j) => (a[j] + b[j] + c[j]) / 3);
-      // Big enough on the screen that a tap on whole pixels lands inside it.
-      const [ax, ay] = project(...a), [bx, by] = project(...b), [cx, cy] = project(...c);
       const [mx, my] = project(...w);
       if (mx < 4 || my < 4 || mx > canvas.clientWidth - 4 || my > canvas.clientHeight - 4) continue;  // in the view
-      const small = Math.abs((bx - ax) * (cy - ay) - (cx - ax) * (by - ay)) / 2 < MIN_AREA;
       const d = (w[0] - cam[0]) ** 2 + (w[1] - cam[1]) ** 2 + (w[2] - cam[2]) ** 2;
-      if (!small && (!best || d < best.d)) best = { d, w, f: F[I[k]] };
-      if (!anySize || d < anySize.d) anySize = { d, w, f: F[I[k]] };
+      if (!best || d < best.d) best = { d, w, f: F[I[k]] };
     }
   }
 }
-best = best ?? anySize;
 const s = v.project(best.w), c = document.getElementById('viewer');
 return [s.x, s.y, best.f, c.clientWidth, c.clientHeight];"""
 

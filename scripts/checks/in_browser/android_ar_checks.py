@@ -1,6 +1,7 @@
 """test_web_own_browsers.py's Android Chrome: WebXR immersive-ar with hit-test (navigator.xr stubbed, see
 browser.XR_STUB), Scene Viewer beside it: View in AR on 1AKE (a clear layer before a surface, the
-reticle, a tap places, pinch and twist, a finger drags, Exit AR), then See pieces in AR on Design.
+reticle, a tap places, a tap on the molecule names it and Label pins it, pinch and twist, a finger
+drags, Exit AR), then See pieces in AR on Design.
 One browser of its own, an Android phone's size and user agent."""
 from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser
 
@@ -8,6 +9,63 @@ from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser
 DRAWN = """const c = document.getElementById('viewer'); const t = document.createElement('canvas'); t.width = c.width; t.height = c.height;
 const x = t.getContext('2d'); x.drawImage(c, 0, 0); const d = x.getImageData(c.width * .3, c.height * .3, c.width * .4, c.height * .4).data;
 let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++; return n / (d.length / 4);"""
+
+
+# A tap in AR on the molecule as it stands after the first tap (the stub's surface point, scale 1,
+# no turn; xr.js's placement): the ray from the stub's eye through the middle of the front triangle
+# that draws one atom, dispatched as a select with its frame and target ray; answers that atom.
+AR_TAP = """const v = window.__proteinarExplore.viewer, m = v.model, { center, radius } = v.bounds;
+const k = 0.15 / radius, shift = [-k * center[0], 0.7 + radius * k - k * center[1], -0.5 - k * center[2]], eye = [0, 1.1, 0.1];
+let best = null;
+for (const node of m.nodes) {
+  const M = node.matrix;
+  for (const p of m.meshes[node.mesh].primitives) {
+    if (!p.features || !p.indices) continue;
+    const P = p.positions, I = p.indices, F = p.features;
+    for (let q = 0; q + 2 < I.length; q += 3) {
+      if (F[I[q]] !== F[I[q + 1]] || F[I[q]] !== F[I[q + 2]]) continue;
+      const world = [0, 1, 2].map((j) => shift[j] + k * [I[q], I[q + 1], I[q + 2]].reduce((s, c) =>
+        s + (M[j] * P[3 * c] + M[4 + j] * P[3 * c + 1] + M[8 + j] * P[3 * c + 2] + M[12 + j]) / 3, 0));
+      const d = Math.hypot(world[0] - eye[0], world[1] - eye[1], world[2] - eye[2]);
+      if (!best || d < best.d) best = { d, world, f: F[I[q]] };
+    }
+  }
+}
+const z = best.world.map((x, j) => (eye[j] - x) / best.d);  // the pose's z: the ray runs along −z
+const up = Math.abs(z[1]) < 0.9 ? [0, 1, 0] : [1, 0, 0];
+const cross = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+const x0 = cross(up, z), l = Math.hypot(...x0), x = x0.map((c) => c / l), y = cross(z, x);
+const matrix = new Float32Array([...x, 0, ...y, 0, ...z, 0, ...eye, 1]);
+const frame = { getPose: (space) => (space === 'tap' ? { transform: { matrix } } : null) };
+for (const type of ['selectstart', 'select', 'selectend']) {
+  window.__xr.session.dispatchEvent(Object.assign(new Event(type), { frame, inputSource: { targetRaySpace: 'tap' } }));
+}
+return best.f;"""
+
+RESIDUE = """const done = arguments[arguments.length - 1];
+fetch('/api/molecules/1AKE/identify.json').then((r) => r.json()).then((t) => done(arguments[0].map((a) => t.atoms.residue[a])));"""
+
+
+def check_ar_identify(phone, check):
+    """A tap on the standing molecule names it on the AR overlay and does not move it; Label pins it
+    over the camera image, where it stands, and in Explore's list of labels."""
+    before = phone.js("return document.getElementById('ar-overlay').dataset.position")
+    atom = phone.js(AR_TAP)
+    shown = phone.wait("const c = document.getElementById('ar-identify'); return !c.hidden && c.dataset.atom"
+                       " && [Number(c.dataset.atom), document.getElementById('ar-identify-text').textContent]", 10)
+    same = shown and phone.js_async(RESIDUE, [atom, shown[0]])
+    check("in AR, a tap on the molecule shows what it touched on the overlay (its residue), said to screen readers",
+          bool(same and same[0] == same[1] and "chain" in shown[1])
+          and phone.js("return document.getElementById('ar-identify-text').getAttribute('role')") == "status", f"{atom} → {shown}")
+    check("a tap on the molecule does not move it", phone.js("return document.getElementById('ar-overlay').dataset.position") == before)
+    phone.click("#ar-identify-label")
+    pins = phone.wait("""const o = document.getElementById('ar-overlay').getBoundingClientRect();
+        const pins = [...document.querySelectorAll('#ar-labels .note-pin')].filter((p) => !p.hidden);
+        const inside = pins.every((p) => { const r = p.getBoundingClientRect(); return r.left >= o.left - 1 && r.top >= o.top - 1 && r.top <= o.bottom; });
+        return pins.length >= 2 && inside && [pins.map((p) => p.textContent), [...document.querySelectorAll('#explore-label-list li')].map((li) => li.firstChild.textContent)]""", 10)
+    word = shown and shown[1].split(" · ")[0]
+    check("Label pins the residue over the camera image where it stands, and lists it in Explore",
+          bool(pins and word in pins[0] and word in pins[1]), str(pins))
 
 
 def check_android_ar(base, check, keep_csp, canvas):
@@ -37,6 +95,7 @@ def check_android_ar(base, check, keep_csp, canvas):
         st = phone.wait("const o = document.getElementById('ar-overlay'); const s = document.getElementById('ar-status').textContent; return o.dataset.placed && s.includes('pinch') && s", 10)
         cover = phone.wait("const v = (() => {" + DRAWN + "})(); return v > 0.05 && v", 10)
         check("a tap places the molecule on the surface and draws it", bool(st and "pinch" in st and cover), f"{st} / {cover}")
+        check_ar_identify(phone, check)
         scale = phone.js("""const o = document.getElementById('ar-overlay');
             const ev = (type, id, x, y) => o.dispatchEvent(new PointerEvent(type, { pointerId: id, clientX: x, clientY: y, bubbles: true, pointerType: 'touch' }));
             ev('pointerdown', 1, 100, 400); ev('pointerdown', 2, 200, 400); ev('pointermove', 2, 300, 400);
