@@ -137,7 +137,11 @@ public struct ModelRequest: Sendable {
             }
             glb = encoding
         }
-        self.init(output: .file(format, glb: glb), options: try Self.sceneOptions(parameters, limits: limits))
+        let options = try Self.sceneOptions(parameters, limits: limits)
+        if options.allModels && format != .glb {
+            throw RequestError("model=all: only a GLB carries the models (as an animation); ask for one model (model=N) in \(format.rawValue)")
+        }
+        self.init(output: .file(format, glb: glb), options: options)
     }
 
     /// A thumbnail: `size` in pixels (default 256) and `style`; other parameters are not read.
@@ -193,10 +197,14 @@ public struct ModelRequest: Sendable {
             options.assembly = a
         }
         if let m = parameters["model"] {
-            guard let n = Int(m), (1...Self.mostModels).contains(n) else {
-                throw RequestError("model '\(m.prefix(40))': expected a model's number from 1 to \(Self.mostModels)")
+            if m == "all" {
+                options.allModels = true
+            } else {
+                guard let n = Int(m), (1...Self.mostModels).contains(n) else {
+                    throw RequestError("model '\(m.prefix(40))': expected a model's number from 1 to \(Self.mostModels), or all")
+                }
+                options.model = n
             }
-            options.model = n
         }
         if let t = parameters["target"] {
             guard let target = Target(rawValue: t) else {
@@ -225,7 +233,7 @@ public struct ModelRequest: Sendable {
         let o = options
         return [output.canonical, o.representation.rawValue, o.colorScheme?.rawValue ?? "-", o.selection ?? "-", o.highlight ?? "-",
                 o.hide.map(\.rawValue).sorted().joined(separator: ","), o.assembly ?? "-", String(o.maxTriangles),
-                o.size.map { String($0) } ?? "true-scale", o.sticks ?? "-", String(o.model)].joined(separator: "|")
+                o.size.map { String($0) } ?? "true-scale", o.sticks ?? "-", o.allModels ? "all" : String(o.model)].joined(separator: "|")
     }
 
     /// Cache key (and ETag) of this request made from the file with hash `fileHash`.

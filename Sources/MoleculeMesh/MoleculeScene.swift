@@ -12,6 +12,9 @@ public struct MoleculeSceneOptions: Sendable {
     public var sticks: String?
     /// Which model of the file to draw, from 1 (an NMR ensemble's or a trajectory's frames).
     public var model = 1
+    /// Every model (up to `MoleculeSceneBuilder.mostFrames`) as the scene's frames, one after
+    /// another, sharing the triangle budget: a GLB plays them as an animation.
+    public var allModels = false
     public var hide: Set<HiddenGroup> = [.water]
     public var assembly: String?
     public var maxTriangles = 300_000
@@ -59,6 +62,7 @@ public struct MoleculeSceneReport: Sendable {
 /// plane, scaled to the requested size).
 public enum MoleculeSceneBuilder {
     public static func build(_ structure: Structure, options: MoleculeSceneOptions) throws -> (TriangleScene, MoleculeSceneReport) {
+        if options.allModels && structure.models.count > 1 { return try buildFrames(structure, options: options) }
         guard options.model >= 1, options.model <= max(structure.models.count, 1) else {
             throw MeshOptionError("model \(options.model): the file has \(structure.models.count) model\(structure.models.count == 1 ? "" : "s")")
         }
@@ -302,6 +306,42 @@ public enum MoleculeSceneBuilder {
         let firstModelShift = copies.count == 1 && options.model > 1 ? Self.boundsShift(from: model, to: structure.models[0]) : nil
         place(&scene, size: options.size, shiftingBounds: firstModelShift)
         report.triangles = scene.triangleCount
+        return (scene, report)
+    }
+
+    /// The most models a scene of all models holds as frames (a trajectory's first ones).
+    public static let mostFrames = 50
+
+    /// Each model built on its own (placed as the first is) with an equal share of the budget,
+    /// its nodes a frame of the scene.
+    static func buildFrames(_ structure: Structure, options: MoleculeSceneOptions) throws -> (TriangleScene, MoleculeSceneReport) {
+        let count = min(structure.models.count, mostFrames)
+        var one = options
+        one.allModels = false
+        one.maxTriangles = max(1, options.maxTriangles / count)
+        var scene = TriangleScene(name: structure.metadata.id.isEmpty ? "molecule" : structure.metadata.id)
+        var report = MoleculeSceneReport()
+        for k in 1...count {
+            one.model = k
+            let (frame, frameReport) = try build(structure, options: one)
+            if k == 1 { scene.materials = frame.materials; report = frameReport }
+            let meshBase = scene.meshes.count, nodeBase = scene.nodes.count
+            scene.meshes += frame.meshes.map { mesh in
+                var m = mesh
+                m.name = "model-\(k)-\(mesh.name)"
+                return m
+            }
+            scene.nodes += frame.nodes.map { node in
+                var n = node
+                n.mesh += meshBase
+                n.name = "model-\(k)-\(node.name)"
+                return n
+            }
+            scene.frames.append(Array(nodeBase..<scene.nodes.count))
+        }
+        report.triangles = scene.triangleCount
+        report.notes.append("\(count) models as frames of an animation, each under \(one.maxTriangles) triangles"
+            + (structure.models.count > count ? " (the first \(count) of \(structure.models.count))" : ""))
         return (scene, report)
     }
 

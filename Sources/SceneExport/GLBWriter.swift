@@ -116,6 +116,10 @@ public enum GLBWriter {
             layouts.append(l)
         }
 
+        // An ensemble's frames: an animation's keys, after the meshes' views (GLBFrames).
+        var frames = GLBFrames(prepared)
+        if frames != nil { frames?.firstView = views.count; views += frames?.views() ?? [] }
+
         // The BIN chunk: the views themselves, or (meshopt) their compressed forms, each view then
         // pointing at a fallback buffer that holds no bytes.
         let compressed = encoding == .meshopt ? views.map { GLBMeshoptCompression.compress($0) } : []
@@ -148,7 +152,7 @@ public enum GLBWriter {
         j.jsonString(prepared.name)
         if !prepared.nodes.isEmpty {
             j.text(",\"nodes\":[")
-            for k in prepared.nodes.indices { if k > 0 { j.byte(44) }; j.int(k) }
+            for (i, k) in (frames?.roots ?? Array(prepared.nodes.indices)).enumerated() { if i > 0 { j.byte(44) }; j.int(k) }
             j.byte(93)
         }
         j.text("}]")
@@ -167,6 +171,7 @@ public enum GLBWriter {
                 }
                 j.byte(125)
             }
+            frames?.writeNodes(&j)
             j.byte(93)
         }
 
@@ -253,6 +258,8 @@ public enum GLBWriter {
                     j.text(",\"count\":"); j.int(part.triangles.count * 3); j.text(",\"type\":\"SCALAR\"}")
                 }
             }
+            frames?.firstAccessor = accessorCount
+            frames?.writeAccessors(&j)
             j.byte(93)
             j.text(",\"bufferViews\":[")
             for (k, v) in views.enumerated() {
@@ -261,7 +268,7 @@ public enum GLBWriter {
                 j.int(compressed.isEmpty ? placed[k] : fallbackOffsets[k])
                 j.text(",\"byteLength\":"); j.int(v.bytes.count)
                 if v.declaresStride { j.text(",\"byteStride\":"); j.int(v.stride) }
-                j.text(",\"target\":"); j.int(v.target)
+                if v.target != 0 { j.text(",\"target\":"); j.int(v.target) }
                 if !compressed.isEmpty {
                     j.text(",\"extensions\":{\"EXT_meshopt_compression\":{\"buffer\":0,\"byteOffset\":"); j.int(placed[k])
                     j.text(",\"byteLength\":"); j.int(compressed[k].count)
@@ -279,6 +286,7 @@ public enum GLBWriter {
             }
             j.byte(93)
         }
+        frames?.writeAnimation(&j)
         j.byte(125)
         while j.count % 4 != 0 { j.byte(32) }
         let json = j.finish()
@@ -337,6 +345,7 @@ struct GLBView {
     /// Elements (vertices, or indices for an index view) and the bytes of each.
     var count: Int
     var stride: Int
+    /// 34962 (vertices) or 34963 (indices); 0 for none (an animation's keys).
     var target: Int
     /// Vertex views whose elements are not tightly packed say their stride.
     var declaresStride = true

@@ -20,14 +20,16 @@ public enum ModelFormat: String, CaseIterable, Sendable {
     /// quantised one leaves out.
     public func encode(_ scene: TriangleScene, mtlFileName: String = "model.mtl",
                        glb: GLBWriter.Encoding = .quantized) -> [UInt8] {
+        // Only a GLB carries frames (an animation); the other formats show the first.
+        let still = self == .glb ? scene : scene.firstFrame
         switch self {
         case .glb: return GLBWriter.write(scene, encoding: glb, features: glb != .quantized)
-        case .usdz: return USDZWriter.write(scene)
-        case .obj: return OBJWriter.write(scene, mtlFileName: mtlFileName).obj
-        case .mtl: return OBJWriter.write(scene, mtlFileName: mtlFileName).mtl
-        case .stl: return STLWriter.write(scene)
-        case .dae: return DAEWriter.write(scene)
-        case .ply: return PLYWriter.write(scene)
+        case .usdz: return USDZWriter.write(still)
+        case .obj: return OBJWriter.write(still, mtlFileName: mtlFileName).obj
+        case .mtl: return OBJWriter.write(still, mtlFileName: mtlFileName).mtl
+        case .stl: return STLWriter.write(still)
+        case .dae: return DAEWriter.write(still)
+        case .ply: return PLYWriter.write(still)
         }
     }
 }

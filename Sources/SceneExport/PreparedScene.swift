@@ -56,6 +56,9 @@ struct PreparedScene {
     var meshes: [PreparedMesh] = []
     var materials: [ResolvedMaterial] = []
     var nodes: [PreparedNode] = []
+    /// `TriangleScene.frames` in `nodes`' indices (empty: a still scene; else two or more).
+    var frames: [[Int]] = []
+    var frameSeconds: Float = 0.25
 
     static let defaultMaterial = Material(name: "default", baseColor: SIMD4(0.8, 0.8, 0.8, 1))
 
@@ -76,9 +79,23 @@ struct PreparedScene {
             meshSlot[m] = meshes.count
             meshes.append(prepared)
         }
+        var nodeSlot = [Int](repeating: -1, count: scene.nodes.count)
         for (k, node) in scene.nodes.enumerated() {
             guard let affine = affines[k], meshSlot[node.mesh] >= 0 else { continue }
+            nodeSlot[k] = nodes.count
             nodes.append(PreparedNode(name: node.name, mesh: meshSlot[node.mesh], transform: node.transform, affine: affine))
+        }
+        // Frames of the nodes drawn, each node in one frame at most; none unless there are two.
+        var framed = Set<Int>()
+        let kept = scene.frames.map { frame in
+            frame.compactMap { k -> Int? in
+                guard scene.nodes.indices.contains(k), nodeSlot[k] >= 0, framed.insert(nodeSlot[k]).inserted else { return nil }
+                return nodeSlot[k]
+            }
+        }
+        if kept.count > 1, scene.frameSeconds.isFinite, scene.frameSeconds > 0 {
+            frames = kept
+            frameSeconds = scene.frameSeconds
         }
     }
 

@@ -6,10 +6,26 @@ public struct TriangleScene: Sendable, Equatable {
     /// Placements of meshes; a mesh placed by several nodes is stored once (instancing).
     public var nodes: [Node] = []
     public var name = "scene"
+    /// Frames shown one after another (an NMR ensemble's models): each the indices of the nodes it
+    /// shows, every node in at most one; empty for a still scene. A GLB carries them as an animation
+    /// (`GLBWriter`); the other formats show the first frame (`firstFrame`).
+    public var frames: [[Int]] = []
+    /// How long each frame shows, in seconds.
+    public var frameSeconds: Float = 0.25
 
     public init(name: String = "scene") { self.name = name }
 
     public var triangleCount: Int { nodes.reduce(0) { $0 + meshes[$1.mesh].triangleCount } }
+
+    /// The scene as its first frame shows it (itself when it has no frames): for formats that carry
+    /// no animation.
+    public var firstFrame: TriangleScene {
+        guard let first = frames.first else { return self }
+        var still = self
+        still.frames = []
+        still.nodes = first.filter { nodes.indices.contains($0) }.map { nodes[$0] }
+        return still
+    }
 }
 
 /// Indexed triangles with per-vertex normals and colours, split into parts by material.
@@ -155,6 +171,13 @@ extension TriangleScene {
                 if !report("\(label): transform is not affine (last row must be 0 0 0 1)") { break }
             }
         }
+        var framed = Set<Int>()
+        for (f, frame) in frames.enumerated() {
+            if let k = frame.first(where: { !nodes.indices.contains($0) || !framed.insert($0).inserted }) {
+                if !report("frame \(f): node \(k) is not a node, or is in another frame too") { break }
+            }
+        }
+        if !frames.isEmpty && !(frameSeconds.isFinite && frameSeconds > 0) { _ = report("frames last \(frameSeconds) s") }
         if !problems.isEmpty { throw SceneValidationError(problems: problems) }
     }
 }

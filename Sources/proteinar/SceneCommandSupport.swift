@@ -17,7 +17,8 @@ struct SceneArguments: ParsableArguments {
     @Option(help: "Hide groups: water, hydrogens, ligands (comma-separated).") var hide = "water"
     @Option(help: "Build biological assembly N.") var assembly: String?
     @Option(help: "Also draw this selection as sticks (over a cartoon, say).") var sticks: String?
-    @Option(help: "Draw model N of an NMR ensemble or multi-model file (from 1).") var model: Int?
+    @Option(help: "Draw model N of an NMR ensemble or multi-model file (from 1), or all: every model as a GLB's animation.")
+    var model: String?
 
     /// The scene options, every value checked by the model codec (the options named as
     /// `ModelRequest.Option` names them, with `more` such as `size`) so that a typo fails before any work.
@@ -30,7 +31,7 @@ struct SceneArguments: ParsableArguments {
         parameters["highlight"] = highlight
         parameters["assembly"] = assembly
         parameters["sticks"] = sticks
-        parameters["model"] = model.map(String.init)
+        parameters["model"] = model
         parameters["max-triangles"] = maxTriangles.map(String.init)
         do {
             return try ModelRequest.sceneOptions(parameters, limits: .commandLine)

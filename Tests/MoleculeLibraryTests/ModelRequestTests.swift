@@ -16,7 +16,7 @@ struct ModelRequestTests {
         let usdz = try ModelRequest(format: .usdz, parameters: ["style": "cartoon", "color": "chain", "hide": "water,ligands"])
         #expect(usdz.cacheKey(fileHash: "f") != a.cacheKey(fileHash: "f"))
         for (name, value) in [("select", "A"), ("highlight", "A:1-5"), ("assembly", "1"), ("max-triangles", "20000"), ("size", "0.5"), ("true-scale", "1"),
-                              ("sticks", "A:5-9"), ("model", "2")] {
+                              ("sticks", "A:5-9"), ("model", "2"), ("model", "all")] {
             var parameters = ["style": "cartoon", "color": "chain", "hide": "water,ligands"]
             parameters[name] = value
             #expect(try ModelRequest(format: .glb, parameters: parameters).cacheKey(fileHash: "f") != a.cacheKey(fileHash: "f"), "\(name)")
@@ -36,6 +36,7 @@ struct ModelRequestTests {
         let frame = try ModelRequest(format: .glb, parameters: ["model": "7", "sticks": "A:88,B:5"])
         #expect(frame.options.model == 7 && frame.options.sticks == "A:88,B:5")
         #expect(try ModelRequest(format: .glb, parameters: [:]).options.model == 1)
+        #expect(try ModelRequest(format: .glb, parameters: ["model": "all"]).options.allModels)
     }
 
     @Test("bad values and unknown names are errors that say what is accepted")
@@ -49,9 +50,12 @@ struct ModelRequestTests {
         #expect(message(["assembly": "1/../2"])?.hasPrefix("assembly") == true)
         #expect(message(["max-triangles": "999"]) == "max-triangles '999': expected a whole number from 1000 to 1000000")
         #expect(message(["size": "0"]) == "size '0': expected metres from 0.01 to 100")
-        #expect(message(["model": "0"]) == "model '0': expected a model's number from 1 to 10000")
-        #expect(message(["model": "two"]) == "model 'two': expected a model's number from 1 to 10000")
+        #expect(message(["model": "0"]) == "model '0': expected a model's number from 1 to 10000, or all")
+        #expect(message(["model": "two"]) == "model 'two': expected a model's number from 1 to 10000, or all")
         #expect(message(["sticks": "A:"]) != nil)
+        do { _ = try ModelRequest(format: .usdz, parameters: ["model": "all"]); Issue.record("model=all made a USDZ") } catch {
+            #expect(error.description == "model=all: only a GLB carries the models (as an animation); ask for one model (model=N) in usdz")
+        }
     }
 
     @Test("target: AR models default to 100,000 triangles, screen models to 300,000; USDZ is for AR; max-triangles wins")

@@ -139,6 +139,26 @@ struct MoleculeSceneTests {
         } throws: { ($0 as? MeshOptionError)?.description == "model \(lcd.models.count + 1): the file has \(lcd.models.count) models" }
     }
 
+    @Test("all models: each a frame of the scene, placed alike, sharing the budget")
+    func allModels() throws {
+        let lcd = try MeshFixtures.load("1LCD.cif")
+        var options = MoleculeSceneOptions()
+        options.allModels = true
+        options.maxTriangles = 30_000
+        let (scene, report) = try MoleculeSceneBuilder.build(lcd, options: options)
+        #expect(scene.frames.count == lcd.models.count)
+        #expect(scene.triangleCount <= 30_000 && report.notes.contains { $0.hasPrefix("3 models as frames") })
+        #expect(Set(scene.frames.joined()) == Set(scene.nodes.indices))
+        options.allModels = false
+        options.maxTriangles = 10_000
+        options.model = 2
+        let second = try MoleculeSceneBuilder.build(lcd, options: options).0
+        let frame = scene.frames[1].map { scene.nodes[$0] }
+        #expect(frame.map(\.transform) == second.nodes.map(\.transform))
+        #expect(frame.map { scene.meshes[$0.mesh].positions } == second.nodes.map { second.meshes[$0.mesh].positions })
+        try scene.validate()
+    }
+
     @Test("sticks over a cartoon: a tapped residue's neighbours as their own layer")
     func sticksOverCartoon() throws {
         let ake = try MeshFixtures.load("pdb1ake.pdb")

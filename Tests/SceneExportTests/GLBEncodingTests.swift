@@ -159,4 +159,53 @@ struct GLBEncodingTests {
             #expect(without.json["extensionsUsed"] as? [String] == ["KHR_mesh_quantization"], "Scene Viewer's GLB: no feature ids")
         }
     }
+
+    @Test("frames: an animation of the frame nodes' scale in STEP keys, the first frame shown; other formats show the first frame")
+    func frames() throws {
+        var scene = TriangleScene(name: "frames")
+        scene.materials = [Material(name: "m", baseColor: SIMD4(1, 1, 1, 1))]
+        scene.meshes = [featureScene([1, 1, 1, 1]).meshes[0], featureScene([2, 2, 2, 2]).meshes[0], featureScene([3, 3, 3, 3]).meshes[0]]
+        scene.nodes = (0..<3).map { Node(name: "n\($0)", mesh: $0) }
+        scene.frames = [[0], [1], [2]]
+        scene.frameSeconds = 0.5
+        for encoding in GLBWriter.Encoding.allCases {
+            let p = try parse(GLBWriter.write(scene, encoding: encoding))
+            // Frame nodes 3, 4, 5 hold the mesh nodes; the scene shows them; frames after the first start at scale 0.
+            #expect(((p.json["scenes"] as? [[String: Any]])?.first?["nodes"] as? [Int]) == [3, 4, 5])
+            #expect(p.nodes.count == 6 && (3..<6).allSatisfy { p.nodes[$0]["children"] as? [Int] == [$0 - 3] })
+            #expect(p.nodes[3]["scale"] == nil && p.nodes[4]["scale"] as? [Double] == [0, 0, 0])
+            let animation = try #require((p.json["animations"] as? [[String: Any]])?.first)
+            let channels = try #require(animation["channels"] as? [[String: Any]])
+            let samplers = try #require(animation["samplers"] as? [[String: Any]])
+            #expect(channels.count == 3 && samplers.count == 3)
+            for (f, channel) in channels.enumerated() {
+                let target = try #require(channel["target"] as? [String: Any])
+                #expect(target["node"] as? Int == 3 + f && target["path"] as? String == "scale" && channel["sampler"] as? Int == f)
+                #expect(samplers[f]["interpolation"] as? String == "STEP")
+                let input = try #require(samplers[f]["input"] as? Int), output = try #require(samplers[f]["output"] as? Int)
+                #expect(p.accessors[input]["min"] as? [Double] == [0] && p.accessors[input]["max"] as? [Double] == [1.5])
+                let times = try floats(p, input), scales = try floats(p, output)
+                #expect(times == [0, 0.5, 1, 1.5], "\(encoding)")
+                // Scale 1 while frame f shows (key f, and key 3 for the first frame, which ends the loop), else 0.
+                #expect(stride(from: 0, to: scales.count, by: 3).map { scales[$0] } == (0..<4).map { $0 % 3 == f ? 1 : 0 }, "\(encoding)")
+            }
+        }
+        // USDZ and the others show the first frame: its node alone.
+        #expect(scene.firstFrame.nodes == [scene.nodes[0]] && scene.firstFrame.frames.isEmpty)
+        #expect(ModelFormat.usdz.encode(scene) == ModelFormat.usdz.encode(scene.firstFrame))
+        #expect(ModelFormat.stl.encode(scene) == ModelFormat.stl.encode(scene.firstFrame))
+        // One frame is no animation.
+        var one = scene
+        one.frames = [[0, 1, 2]]
+        #expect(try parse(GLBWriter.write(one)).json["animations"] == nil)
+    }
+
+    /// An accessor's floats (SCALAR or VEC3), from its view.
+    func floats(_ p: Parsed, _ accessor: Int) throws -> [Float] {
+        let view = try #require(p.accessors[accessor]["bufferView"] as? Int)
+        let bytes = try viewBytes(p, view)
+        return stride(from: 0, to: bytes.count, by: 4).map { o in
+            Float(bitPattern: UInt32(bytes[o]) | UInt32(bytes[o + 1]) << 8 | UInt32(bytes[o + 2]) << 16 | UInt32(bytes[o + 3]) << 24)
+        }
+    }
 }

@@ -140,6 +140,13 @@ func sampleScenes() -> [(String, TriangleScene)] {
                    Node(name: "nan transform", mesh: 0, transform: [Float](repeating: .nan, count: 16))]
         scenes.append(("messy", s))
     }
+    do {  // frames: an ensemble's models one after another (GLB: an animation)
+        var s = TriangleScene(name: "frames"); s.materials = mats
+        s.meshes = [cube("frame 1", size: 0.1, twoParts: false), sphere("frame 2", radius: 0.05, rings: 8, segments: 16, colors: true)]
+        s.nodes = [Node(name: "cube", mesh: 0), Node(name: "ball", mesh: 1, transform: rotationY(0, translate: SIMD3(0.05, 0, 0)))]
+        s.frames = [[0], [1]]
+        scenes.append(("frames", s))
+    }
     scenes.append(("empty", TriangleScene(name: "empty")))
 
     return scenes

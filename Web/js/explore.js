@@ -384,10 +384,12 @@ export function setupExplore(app) {
       if (!current || !viewer?.model) return null;
       // AR models (AR Quick Look, Scene Viewer) are made for a phone: 100,000 triangles at most.
       const query = new URLSearchParams({ ...modelOptions(), target: 'ar' }).toString();
+      // An ensemble's GLB plays its models (Scene Viewer runs the animation); the USDZ is the first model.
+      const glbQuery = (current.details?.models ?? 1) > 1 ? `${query}&model=all` : query;
       const path = `/api/molecules/${encodeURIComponent(current.id)}`;
       return {
         name: current.id, title: current.title, viewer, slot: 'ar-slot', button: 'ar-button',
-        usdz: `${path}/model.usdz?${query}`, glb: new URL(`${path}/model.glb?${query}`, location.href).href,
+        usdz: `${path}/model.usdz?${query}`, glb: new URL(`${path}/model.glb?${glbQuery}`, location.href).href,
         // In WebXR a tap on the standing molecule names what it touched (ar-identify.js).
         createAR: (overlay, callbacks) => new ARPlacement(viewer, overlay, {
           ...callbacks, onIdentify: arCard.identify, onFrame: arCard.place,

@@ -141,6 +141,27 @@ def check_glb(path, data):
         if "matrix" in node:
             m = node["matrix"]
             need(len(m) == 16 and np.isfinite(np.asarray(m, dtype=np.float64)).all(), f"node {n}: bad matrix")
+    # Animations (an ensemble's models as frames): channels on existing nodes without a matrix,
+    # samplers over float key times that rise from 0, with min and max, and a value per key.
+    for a, animation in enumerate(g.get("animations", [])):
+        samplers = animation.get("samplers", [])
+        need(animation.get("channels") and samplers, f"animation {a}: no channels or samplers")
+        for c, channel in enumerate(animation["channels"]):
+            target = channel.get("target", {})
+            need(0 <= channel.get("sampler", -1) < len(samplers), f"animation {a} channel {c}: no such sampler")
+            need(0 <= target.get("node", -1) < len(nodes) and target.get("path") in ("translation", "rotation", "scale", "weights"),
+                 f"animation {a} channel {c}: bad target {target}")
+            need("matrix" not in nodes[target["node"]], f"animation {a} channel {c}: node {target['node']} has a matrix, which glTF forbids animating")
+        for k, sampler in enumerate(samplers):
+            ia, times = read_accessor(g, binary, sampler["input"], views_ok)
+            _, values = read_accessor(g, binary, sampler["output"], views_ok)
+            times = times.ravel().astype(np.float64)
+            need(ia["componentType"] == 5126 and ia["type"] == "SCALAR" and "min" in ia and "max" in ia,
+                 f"animation {a} sampler {k}: key times are not float SCALAR with min and max")
+            need(times[0] >= 0 and np.all(np.diff(times) > 0), f"animation {a} sampler {k}: key times do not rise from 0")
+            need(abs(times.min() - ia["min"][0]) < 1e-6 and abs(times.max() - ia["max"][0]) < 1e-6, f"animation {a} sampler {k}: min/max are not the key times'")
+            need(sampler.get("interpolation", "LINEAR") in ("LINEAR", "STEP"), f"animation {a} sampler {k}: interpolation {sampler.get('interpolation')}")
+            need(len(values) == len(times), f"animation {a} sampler {k}: {len(values)} values for {len(times)} keys")
     for k, mat in enumerate(materials):
         pbr = mat.get("pbrMetallicRoughness", {})
         factors = list(pbr.get("baseColorFactor", [1, 1, 1, 1])) + [pbr.get("metallicFactor", 1), pbr.get("roughnessFactor", 1)]

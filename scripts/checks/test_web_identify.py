@@ -13,6 +13,7 @@ import pytest
 
 from proteinar_testing.aimed_taps import click, front_of_model
 from proteinar_testing.browser import Browser
+from proteinar_testing.explore_page import open_molecule, show_style
 
 pytestmark = pytest.mark.browser
 
@@ -41,13 +42,9 @@ def test_a_tap_names_the_residue_under_it_and_the_atom_in_atomic_styles(web, che
     b = Browser(width=390, height=844)
     try:
         b.phone_size()
-        b.go(web.base + "/#/explore/1AKE")
-        b.wait("return window.__proteinarExplore?.viewer?.model && document.getElementById('status').textContent.startsWith('1AKE')", 90)
+        open_molecule(b, web.base, "1AKE")
         for style in ["cartoon", "ball-and-stick"]:
-            if b.js("return document.getElementById('style').value") != style:
-                b.js("window.__shown = window.__proteinarExplore.viewer.model; const s = document.getElementById('style');"
-                     " s.value = arguments[0]; s.dispatchEvent(new Event('change'))", style)
-                b.wait("return document.getElementById('status').textContent.startsWith('1AKE') && window.__proteinarExplore.viewer.model !== window.__shown", 90)
+            show_style(b, "1AKE", style)
             named, missed = 0, []
             # At 390 px a cartoon's triangles are under a pixel: zoomed in three times, as a person
             # pinches in to tap one residue, the front one is big enough to aim a whole-pixel tap at.
@@ -100,9 +97,7 @@ def test_a_tap_names_the_residue_under_it_and_the_atom_in_atomic_styles(web, che
         b.keys("\ue014", "\ue014")
         moved = b.wait(f"const now = ({where.replace('return ', '')}); return now !== arguments[0] && now", 5, before)
         check("the labels follow the view as it turns", bool(moved), f"{before} -> {moved}")
-        b.js("window.__shown = window.__proteinarExplore.viewer.model; const s = document.getElementById('style');"
-             " s.value = 'cartoon'; s.dispatchEvent(new Event('change'))")
-        b.wait("return document.getElementById('status').textContent.startsWith('1AKE') && window.__proteinarExplore.viewer.model !== window.__shown", 90)
+        show_style(b, '1AKE', 'cartoon')
         kept = b.wait("return [...document.querySelectorAll('#explore-labels .note-pin')].filter((p) => !p.hidden).length", 5)
         check("the labels stay on their residues in another style", kept == 2, str(kept))
         if shots:

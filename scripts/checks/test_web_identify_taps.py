@@ -31,6 +31,7 @@ import pytest
 from proteinar_testing.aimed_taps import click
 from proteinar_testing.archive import ArchiveStandIn
 from proteinar_testing.browser import Browser
+from proteinar_testing.explore_page import open_molecule, show_style
 from proteinar_testing.paths import FIXTURES, ROOT
 from proteinar_testing.server import ServerProcess
 
@@ -236,13 +237,9 @@ def table_of(b, entry):
 def show(b, entry, style, model):
     """Opens `entry` in `style`; the AR-budget model (model 'ar') replaces the viewer's own."""
     if getattr(b, "entry", None) != entry:
-        b.go(b.site + "/#/explore/" + entry)
+        open_molecule(b, b.site, entry, timeout=240)
         b.entry = entry
-    b.wait("return window.__proteinarExplore?.viewer?.model && document.getElementById('status').textContent.startsWith(arguments[0])", 240, entry)
-    if b.js("return document.getElementById('style').value") != style:
-        b.js("window.__shown = window.__proteinarExplore.viewer.model; const s = document.getElementById('style');"
-             " s.value = arguments[0]; s.dispatchEvent(new Event('change'))", style)
-        b.wait("return document.getElementById('status').textContent.startsWith(arguments[0]) && window.__proteinarExplore.viewer.model !== window.__shown", 240, entry)
+    show_style(b, entry, style, timeout=240)
     if model == "ar":
         b.js_async("const done = arguments[arguments.length - 1];"
                    "window.__proteinarExplore.viewer.load(`/api/molecules/${arguments[0]}/model.glb?style=${arguments[1]}&hide=water&target=ar&compression=meshopt`)"

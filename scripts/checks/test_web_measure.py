@@ -20,6 +20,7 @@ import pytest
 
 from proteinar_testing.aimed_taps import click, front_of_model
 from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser
+from proteinar_testing.explore_page import open_molecule, show_style
 from proteinar_testing.paths import ROOT
 
 pytestmark = pytest.mark.browser
@@ -90,11 +91,6 @@ def number(text):
     found = re.search(r"(−?\d+(?:\.\d+)?) ?(?:Å|°)", text)
     return float(found.group(1).replace("−", "-")) if found else math.nan
 
-
-def set_style(b, style):
-    b.js("window.__shown = window.__proteinarExplore.viewer.model; const s = document.getElementById('style');"
-         " s.value = arguments[0]; s.dispatchEvent(new Event('change'))", style)
-    return b.wait("return document.getElementById('status').textContent.startsWith('1AKE') && window.__proteinarExplore.viewer.model !== window.__shown", 90)
 
 
 def turn_view(b, keys):
@@ -176,12 +172,11 @@ def test_measurements_equal_gemmis_and_are_drawn_listed_and_removable(web, check
     try:
         b.phone_size()
         b.before_each_page(XR_STUB)
-        b.go(web.base + "/#/explore/1AKE")
-        b.wait("return window.__proteinarExplore?.viewer?.model && document.getElementById('status').textContent.startsWith('1AKE')", 90)
+        open_molecule(b, web.base, "1AKE")
         if b.js("return document.getElementById('style').value") == "ball-and-stick":
-            set_style(b, "cartoon")
+            show_style(b, "1AKE", "cartoon")
         check("Measure is hidden in cartoon", b.js("return document.getElementById('measure-bar').hidden") is True)
-        set_style(b, "ball-and-stick")
+        show_style(b, "1AKE", "ball-and-stick")
         ar_frame(b, "alone")  # AR with no measurements: the molecule alone
         bar = b.wait("const t = document.getElementById('measure-toggle'); const r = t.getBoundingClientRect();"
                      " return !document.getElementById('measure-bar').hidden && [t.textContent, r.width, r.height]", 5)
@@ -283,7 +278,7 @@ def test_measurements_equal_gemmis_and_are_drawn_listed_and_removable(web, check
               f"{listed} -> {left} {gone}")
 
         # Spacefill draws each atom as a ball alone: the middle of its vertices is the atom itself.
-        set_style(b, "spacefill")
+        show_style(b, "1AKE", "spacefill")
         b.js("window.__proteinarExplore.viewer.resetView()")
         b.wait("return document.querySelectorAll('#measure-layer g.measurement[visibility=visible]').length", 5)
         drawn, worst = ends_at_atoms(b)
@@ -291,7 +286,7 @@ def test_measurements_equal_gemmis_and_are_drawn_listed_and_removable(web, check
               drawn == len(shown) - 1 and worst < 1.5, f"{drawn} drawn")
 
         # AR: the lines as dashed tubes in the measurements' colour, and nothing of them in the page's view after.
-        set_style(b, "ball-and-stick")
+        show_style(b, "1AKE", "ball-and-stick")
         b.js("window.__proteinarExplore.viewer.resetView()")
         time.sleep(0.3)
         b.js(KEEP_FRAME, "view before")
@@ -305,7 +300,7 @@ def test_measurements_equal_gemmis_and_are_drawn_listed_and_removable(web, check
         same_view = b.js(FRAME_CHANGE, "view before", "view after")
         check("after AR the page's own view is as before (no tubes: its SVG draws the measurements)", same_view[0] == 0, str(same_view))
 
-        set_style(b, "cartoon")
+        show_style(b, "1AKE", "cartoon")
         check("cartoon hides Measure", b.js("return document.getElementById('measure-bar').hidden") is True)
         b.js("location.hash = '#/explore/5PTI'")
         b.wait("return document.getElementById('status').textContent.startsWith('5PTI')", 90)

@@ -1,9 +1,9 @@
 """Models in motion, in headless Chromium at phone size (390 × 844) on the web run's server
 (conftest.py's `web` fixture): 1LCD, an NMR entry of the starter library, shows Play and a slider
 that counts gemmi's models; Play shows different pictures in turn with the camera left where it
-was; the slider (by keyboard) shows the last model; and each model shown is the file's own: its
-vertices lie by the atoms they name (their feature ids) as gemmi places them in that model, not
-in the first. --screenshots DIR keeps a picture of a model in play (docs/models-in-motion.png)."""
+was; the slider (by keyboard) shows the last model; each model shown is the file's own: its vertices lie
+by the atoms they name (their feature ids) as gemmi places them in that model, not in the first;
+and the GLB Scene Viewer gets plays the models (an animation, a channel per model). --screenshots DIR keeps a picture of a model in play (docs/models-in-motion.png)."""
 import os
 import time
 
@@ -11,6 +11,7 @@ import gemmi
 import pytest
 
 from proteinar_testing.browser import Browser
+from proteinar_testing.explore_page import open_molecule
 from proteinar_testing.paths import ROOT
 
 pytestmark = pytest.mark.browser
@@ -97,8 +98,7 @@ def test_an_nmr_entry_plays_its_models(web, checks, shots):
     b = Browser(width=390, height=844)
     try:
         b.phone_size()
-        b.go(web.base + "/#/explore/1LCD")
-        b.wait("return window.__proteinarExplore?.viewer?.model && document.getElementById('status').textContent.startsWith('1LCD')", 120)
+        open_molecule(b, web.base, "1LCD", timeout=120)
         shown = b.wait("const p = document.getElementById('models-player'); return !p.hidden && document.getElementById('models-shown').textContent", 10)
         check("an NMR entry shows Play and a slider counting gemmi's models", shown == f"Model 1 of {models}", f"{shown!r}, gemmi: {models}")
         first = coordinates(structure, 1)
@@ -143,6 +143,18 @@ def test_an_nmr_entry_plays_its_models(web, checks, shots):
               f"{near['nearer']} of {near['vertices']} vertices nearer to their own; picture differences {differences}")
         check(f"model {models} shown is the file's: its vertices lie by gemmi's atoms of model {models}, not of model 1",
               near["vertices"] > 0 and near["shown"] < near["first"] and near["nearer"] > 0.6 * near["vertices"], str(near))
+        # Scene Viewer's GLB plays the models: an animation with a channel per model; the USDZ is one model.
+        links = b.js("return [...document.querySelectorAll('#ar-slot a[download]')].map((a) => a.href)")
+        glb = next((u for u in links if ".glb?" in u), "")
+        usdz = next((u for u in links if ".usdz?" in u), "")
+        channels = b.js_async("""const done = arguments[arguments.length - 1];
+            fetch(arguments[0]).then((r) => r.arrayBuffer()).then((buffer) => {
+              const length = new DataView(buffer).getUint32(12, true);
+              const gltf = JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, 20, length)));
+              done((gltf.animations ?? []).map((a) => a.channels.length));
+            }, (e) => done(String(e)));""", glb) if glb else None
+        check("the GLB for Scene Viewer carries the models as an animation (a channel each); the USDZ one model",
+              "model=all" in glb and channels == [models] and "model=" not in usdz, f"{glb} → {channels}; {usdz}")
         web.keep_csp(b)
     finally:
         b.close()

@@ -12,6 +12,7 @@ import pytest
 
 from proteinar_testing.aimed_taps import click, front_of_model
 from proteinar_testing.browser import Browser
+from proteinar_testing.explore_page import open_molecule, show_style
 from proteinar_testing.paths import ROOT
 
 pytestmark = pytest.mark.browser
@@ -57,12 +58,8 @@ def test_neighbours_are_gemmis_residues_within_5_angstroms_drawn_as_sticks(web, 
     b = Browser(width=390, height=844)
     try:
         b.phone_size()
-        b.go(web.base + "/#/explore/1AKE")
-        b.wait("return window.__proteinarExplore?.viewer?.model && document.getElementById('status').textContent.startsWith('1AKE')", 90)
-        if b.js("return document.getElementById('style').value") != "cartoon":
-            b.js("window.__shown = window.__proteinarExplore.viewer.model; const s = document.getElementById('style');"
-                 " s.value = 'cartoon'; s.dispatchEvent(new Event('change'))")
-            b.wait("return document.getElementById('status').textContent.startsWith('1AKE') && window.__proteinarExplore.viewer.model !== window.__shown", 90)
+        open_molecule(b, web.base, "1AKE")
+        show_style(b, "1AKE", "cartoon")
         b.js("document.getElementById('viewer').focus()")
         b.keys(*["+"] * 8)
         time.sleep(0.5)

@@ -23,6 +23,7 @@ import pytest
 from in_browser.screen_audit import AUDIT
 from proteinar_testing.aimed_taps import click, front_of_model
 from proteinar_testing.browser import Browser
+from proteinar_testing.explore_page import SHOWN, show_style
 
 pytestmark = pytest.mark.browser
 
@@ -132,7 +133,7 @@ def test_the_sequence_strip_and_the_3d_view_answer_each_other(web, checks, shots
         b.phone_size()
         b.go(web.base + "/#/explore/1AKE")
         b.js("performance.setResourceTimingBufferSize(5000)")
-        b.wait("return window.__proteinarExplore?.viewer?.model && document.getElementById('status').textContent.startsWith('1AKE')", 90)
+        b.wait(SHOWN, 90, "1AKE")
         # Both rows are in sight, so both are made (a row a frame).
         b.wait("return document.querySelectorAll('#sequence-chains [role=option]').length === 428", 30)
         count = b.js("return document.querySelectorAll('#sequence-chains [role=option]').length")
@@ -245,14 +246,10 @@ def test_the_sequence_strip_and_the_3d_view_answer_each_other(web, checks, shots
         # ---- A new style keeps the highlight ----
         tap_residue(b, stretch[0])
         tap_residue(b, stretch[-1], shift=True)
-        b.js("window.__shown = window.__proteinarExplore.viewer.model; const s = document.getElementById('style');"
-             " s.value = 'ball-and-stick'; s.dispatchEvent(new Event('change'))")
-        b.wait("return document.getElementById('status').textContent.startsWith('1AKE') && window.__proteinarExplore.viewer.model !== window.__shown", 90)
+        show_style(b, '1AKE', 'ball-and-stick')
         ok, found = gpu_shows(b, stretch, "__fresh")
         check("in another style (ball and stick, a new model) the same stretch stays lit and the rest dimmed", ok, str(found))
-        b.js("window.__shown = window.__proteinarExplore.viewer.model; const s = document.getElementById('style');"
-             " s.value = 'cartoon'; s.dispatchEvent(new Event('change'))")
-        b.wait("return document.getElementById('status').textContent.startsWith('1AKE') && window.__proteinarExplore.viewer.model !== window.__shown", 90)
+        show_style(b, '1AKE', 'cartoon')
 
         # ---- The screen as a person sees it ----
         found = b.js(AUDIT, "#viewer")
