@@ -80,13 +80,12 @@ def test_without_webgl2_the_page_says_so_and_the_rest_works(web, checks):
 
 def test_installing_the_app_and_using_it_offline(web, checks):
     web.main_browser_done()
-    server, base = web.server, web.base
+    base = web.base  # the run's server stays up for the checks after this one (conftest.py closes it)
     check, csp, shots = checks.check, web.csp, web.shots
     # Installing the app and using it offline: the manifest, the service worker, an offline reload,
     # the offline banner and Keep offline, in a browser of their own at phone size.
     csp.extend(f"offline checks: {m}" for m in check_offline(
         base, check, lambda name, browser: shots and browser.screenshot(os.path.join(shots, f"web-{name}.png"))))
-    server.close()
 
 
 def test_opening_any_entry_add_to_the_library_and_a_busy_servers_retries(web, checks):
