@@ -21,6 +21,18 @@ const KEY_ROTATE_STEP = Math.PI / 36; // 5 degrees
 const KEY_ZOOM_STEP = 1.15;
 const TWIST_MIN_SPREAD_PX = 20;
 
+/**
+ * (x, y, z) → [x, y, depth] through the column-major `clip` matrix (projection × view × model) onto
+ * a `width` × `height` CSS-pixel view; depth is the clip w, the distance in front of the eye.
+ */
+export function screenProjector(clip, width, height) {
+  return (x, y, z) => {
+    const w = clip[3] * x + clip[7] * y + clip[11] * z + clip[15] || 1e-9;
+    return [((clip[0] * x + clip[4] * y + clip[8] * z + clip[12]) / w + 1) / 2 * width,
+      (1 - (clip[1] * x + clip[5] * y + clip[9] * z + clip[13]) / w) / 2 * height, w];
+  };
+}
+
 export class OrbitControls {
   /**
    * @param {HTMLCanvasElement} canvas what the pointers and keys act on; its drawing buffer's shape
@@ -151,29 +163,17 @@ export class OrbitControls {
   // `inFront` false behind the camera.
   /**
    * For many points at once, with the matrices as they are now: (x, y, z) → [x, y, depth], x and y in
-   * CSS pixels as project() gives them, depth the distance in front of the camera (≤ 0: behind).
+   * CSS pixels, depth the distance in front of the camera (≤ 0: behind).
    */
   projector() {
-    const m = mat4.multiply(mat4.create(), this.projection, this.view);
-    const width = this.canvas.clientWidth || 1, height = this.canvas.clientHeight || 1;
-    return (x, y, z) => {
-      const w = m[3] * x + m[7] * y + m[11] * z + m[15] || 1e-9;
-      return [((m[0] * x + m[4] * y + m[8] * z + m[12]) / w + 1) / 2 * width,
-        (1 - (m[1] * x + m[5] * y + m[9] * z + m[13]) / w) / 2 * height, w];
-    };
+    const clip = mat4.multiply(mat4.create(), this.projection, this.view);
+    return screenProjector(clip, this.canvas.clientWidth || 1, this.canvas.clientHeight || 1);
   }
 
+  /** Where `point` shows: {x, y} in CSS pixels, `inFront` false behind the camera. */
   project(point) {
-    const clip = [0, 0, 0, 0];
-    const v = this.view, p = this.projection;
-    const eye = [0, 1, 2].map((i) => v[i] * point[0] + v[4 + i] * point[1] + v[8 + i] * point[2] + v[12 + i]);
-    for (let i = 0; i < 4; i++) clip[i] = p[i] * eye[0] + p[4 + i] * eye[1] + p[8 + i] * eye[2] + p[12 + i];
-    const w = clip[3] || 1e-9;
-    return {
-      x: ((clip[0] / w + 1) / 2) * (this.canvas.clientWidth || 1),
-      y: ((1 - clip[1] / w) / 2) * (this.canvas.clientHeight || 1),
-      inFront: eye[2] < 0,
-    };
+    const [x, y, depth] = this.projector()(point[0], point[1], point[2]);
+    return { x, y, inFront: depth > 0 };
   }
 
   // Turns the model about the camera's own axes (a virtual trackball), so

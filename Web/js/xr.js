@@ -7,6 +7,7 @@
 import { mat4, quat } from './math.js';
 import { encodePhoto, readARFrame } from './ar-photo.js';
 import { pickRay } from './pick.js';
+import { screenProjector } from './orbit.js';
 
 // The molecule's diameter on the table at scale 1: big enough to walk around, small enough to fit.
 const TABLE_SIZE_M = 0.3;
@@ -178,11 +179,10 @@ export class ARPlacement {
   // Where model point p shows on the overlay (CSS pixels) in view `view`, with the placement `place`.
   _projector(view, place) {
     const clip = mat4.multiply(mat4.create(), mat4.multiply(mat4.create(), view.projection, view.view), place);
-    const width = this.overlay.clientWidth || 1, height = this.overlay.clientHeight || 1;
+    const project = screenProjector(clip, this.overlay.clientWidth || 1, this.overlay.clientHeight || 1);
     return (p) => {
-      const w = clip[3] * p[0] + clip[7] * p[1] + clip[11] * p[2] + clip[15];
-      return { x: ((clip[0] * p[0] + clip[4] * p[1] + clip[8] * p[2] + clip[12]) / w + 1) / 2 * width,
-        y: (1 - (clip[1] * p[0] + clip[5] * p[1] + clip[9] * p[2] + clip[13]) / w) / 2 * height, inFront: w > 0 };
+      const [x, y, depth] = project(p[0], p[1], p[2]);
+      return { x, y, inFront: depth > 0 };
     };
   }
 
