@@ -6,11 +6,12 @@ import { ATOMIC_STYLES, describe, identifyTable } from './identify.js';
 
 /**
  * @param {{$: Function, el: Function, molecule: () => ({id: string}|null), style: () => string,
- *   labels: {add: Function, pins: () => Array<{text: string, point: number[]}>}}} app
+ *   labels: {add: Function}, pins: () => Array<{text: string, point: number[], measurement?: boolean}>}} app
+ *   pins: what to write over the camera image (the view's labels and measurements' values)
  * @returns {{identify: (hit: {feature: number, point: number[]}) => Promise<void>,
  *   place: (project: Function) => void, clear: () => void}} for ARPlacement's onIdentify and onFrame
  */
-export function setupARIdentify({ $, el, molecule, style, labels }) {
+export function setupARIdentify({ $, el, molecule, style, labels, pins: viewPins }) {
   const card = $('ar-identify');
   const layer = $('ar-labels');
   let shown = null;  // { table, residue, text, point } of the card's atom
@@ -36,7 +37,7 @@ export function setupARIdentify({ $, el, molecule, style, labels }) {
 
   // The card's atom and the view's labels, each where its point shows on the overlay.
   function place(project) {
-    const pins = [...labels.pins(), ...(shown ? [{ text: shown.text, point: shown.point, tapped: true }] : [])];
+    const pins = [...viewPins(), ...(shown ? [{ text: shown.text, point: shown.point, tapped: true }] : [])];
     while (layer.children.length < pins.length) layer.append(el('div', { class: 'note-pin residue-pin' }));
     while (layer.children.length > pins.length) layer.lastChild.remove();
     pins.forEach((pin, i) => {
@@ -44,6 +45,7 @@ export function setupARIdentify({ $, el, molecule, style, labels }) {
       const at = pin.point ? project(pin.point) : null;
       node.textContent = pin.text;
       node.classList.toggle('tapped', Boolean(pin.tapped));
+      node.classList.toggle('measure-pin', Boolean(pin.measurement));
       node.hidden = !at?.inFront;
       if (at) node.style.transform = `translate(${at.x.toFixed(1)}px, ${at.y.toFixed(1)}px)`;
     });

@@ -37,7 +37,9 @@ export function setupExplore(app) {
   const details = setupDetails({ $, el, say, account, current: () => current, replaceCurrent: (m) => { current = m; } });
   const labels = setupLabels({ $, el, say, viewer: () => viewer }, $('explore-labels'), $('explore-label-list'));
   const sequence = setupSequenceStrip({ $, el, viewer: () => viewer });
-  const arCard = setupARIdentify({ $, el, molecule: () => current, style: () => $('style').value, labels });
+  const arCard = setupARIdentify({
+    $, el, molecule: () => current, style: () => $('style').value, labels, pins: () => [...labels.pins(), ...measure.pins()],
+  });
   const card = setupIdentifyCard({
     $, say, viewer: () => viewer, molecule: () => current, style: () => $('style').value,
     highlight: (selection, sticks = '') => { $('highlight').value = selection; neighbourSticks = sticks; showModel(); },

@@ -12,6 +12,8 @@
 //   restore(lists, table?) shows those measurements instead (a Promise; the molecule's table is
 //                          fetched when not given); lists of 2 to 4 distinct atoms, others are dropped
 //   clear()                no measurements (another molecule)
+//   pins()                 each measurement's value and where it stands (model coordinates), for AR's
+//                          overlay (ar-identify.js writes them beside the dashed tubes)
 //   modelChanged()         a new model is shown (a style, a colour, an ensemble's next model): the lines
 //                          follow it, and Measure shows in atomic styles only
 import { atomPlaces } from './atom-places.js';
@@ -24,6 +26,9 @@ const AR_COLOUR = linearColor('#c2189b');  // as .measure-line's stroke in app.c
 const AR_TUBE_RADIUS_A = 0.12;
 const AR_TUBE_RADIUS_OF_MODEL = 0.005;     // of the model's bounding radius
 const SVG = 'http://www.w3.org/2000/svg';
+// Where a value is written, as weights of its atoms: at a distance's middle, inside an angle (between
+// its two lines' middles), at the middle of a dihedral's axis; a single atom tapped has none.
+const VALUE_WEIGHTS = { 1: [1], 2: [0.5, 0.5], 3: [0.25, 0.5, 0.25], 4: [0, 0.5, 0.5, 0] };
 const NEXT = [
   'Tap an atom to start a measurement.',
   'Tap a second atom for a distance.',
@@ -35,7 +40,7 @@ const NEXT = [
  * @param {{$: Function, el: Function, say: Function, viewer: () => object|null,
  *   molecule: () => ({id: string}|null), style: () => string}} app
  * @returns {{list: () => number[][], restore: (lists: number[][], table?: object) => Promise<void>,
- *   clear: () => void, modelChanged: () => void}}
+ *   clear: () => void, pins: () => Array<{text: string, point: number[]}>, modelChanged: () => void}}
  */
 export function setupMeasure({ $, el, say, viewer, molecule, style }) {
   const canvas = $('viewer'), bar = $('measure-bar'), toggle = $('measure-toggle'), done = $('measure-done');
@@ -142,9 +147,7 @@ export function setupMeasure({ $, el, say, viewer, molecule, style }) {
         }
       }
       at.forEach((p, i) => { circles[i].setAttribute('cx', p.x.toFixed(1)); circles[i].setAttribute('cy', p.y.toFixed(1)); });
-      // The value: at a distance's middle, inside an angle (between its two lines' middles), at the
-      // middle of a dihedral's axis; a single atom tapped has none.
-      const weights = n === 2 ? [0.5, 0.5] : n === 3 ? [0.25, 0.5, 0.25] : n === 4 ? [0, 0.5, 0.5, 0] : [1];
+      const weights = VALUE_WEIGHTS[n];
       const x = at.reduce((s, p, i) => s + p.x * weights[i], 0), y = at.reduce((s, p, i) => s + p.y * weights[i], 0);
       text.setAttribute('x', x.toFixed(1));
       text.setAttribute('y', (y - 12).toFixed(1));
@@ -281,6 +284,15 @@ export function setupMeasure({ $, el, say, viewer, molecule, style }) {
         && atoms.every((a) => Number.isInteger(a) && a >= 0 && a < count) && new Set(atoms).size === atoms.length)
         .map((atoms) => measurement(atoms.slice()));
       render();
+    },
+    pins() {
+      return shown().filter((m) => m.atoms.length > 1).flatMap((m) => {
+        const points = m.atoms.map(pointOf);
+        if (!points.every(Boolean)) return [];
+        const weights = VALUE_WEIGHTS[points.length];
+        const point = [0, 1, 2].map((k) => points.reduce((s, p, i) => s + p[k] * weights[i], 0));
+        return [{ text: m.building ? measurement(m.atoms).text : m.text, point, measurement: true }];
+      });
     },
     clear() {
       measurements = [];

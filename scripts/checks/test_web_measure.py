@@ -78,6 +78,17 @@ for (let i = 0; i < a.length; i += 4) {
   changed++; if (b[i] > b[i + 1] + 50 && b[i + 2] > b[i + 1] + 40) magenta++;
 }
 return [changed, magenta];"""
+# The box of the pixels that changed between two kept AR frames to the measurements' colour, on
+# the AR overlay (the whole window: the frame is the camera's view of it).
+CHANGED_BOX = """const a = window.__frames[arguments[0]], b = window.__frames[arguments[1]], c = document.getElementById('viewer');
+const sx = innerWidth / c.width, sy = innerHeight / c.height, box = [Infinity, Infinity, -Infinity, -Infinity];
+for (let i = 0; i < a.length; i += 4) {
+  if (Math.abs(a[i] - b[i]) + Math.abs(a[i + 1] - b[i + 1]) + Math.abs(a[i + 2] - b[i + 2]) < 24) continue;
+  if (!(b[i] > b[i + 1] + 50 && b[i + 2] > b[i + 1] + 40)) continue;
+  const x = ((i / 4) % c.width) * sx, y = Math.floor(i / 4 / c.width) * sy;
+  box[0] = Math.min(box[0], x); box[1] = Math.min(box[1], y); box[2] = Math.max(box[2], x); box[3] = Math.max(box[3], y);
+}
+return box;"""
 
 
 def file_atoms():
@@ -130,7 +141,8 @@ def tap_atoms(b, count, taken, step):
 
 def ar_frame(b, name):
     """Keeps an AR frame of the molecule placed on the stubbed table, dragged nearer and pinched to
-    twice its size so that it fills the view (the same each time), as `name`; then leaves AR."""
+    twice its size so that it fills the view (the same each time), as `name`; then leaves AR.
+    Returns the values written over that frame: each one's text, whether it shows, and where (px)."""
     b.js("document.getElementById('ar-slot').scrollIntoView({ block: 'center' })")
     b.click("#ar-button")
     b.wait("return !document.getElementById('ar-overlay').hidden", 20)
@@ -147,9 +159,12 @@ def ar_frame(b, name):
     frames = b.js("return window.__xr.frames")
     b.wait("return window.__xr.frames > arguments[0] + 3", 10, frames)
     b.js(KEEP_FRAME, name)
+    written = b.js("""return [...document.querySelectorAll('#ar-labels .measure-pin')].map((p) => {
+        const r = p.getBoundingClientRect(); return [p.textContent, !p.hidden, r.left, r.top]; })""")
     b.click("#ar-exit")
     b.wait("return document.getElementById('ar-overlay').hidden", 10)
     b.js("window.__xr.surface = false")
+    return written
 
 
 def ends_at_atoms(b):
@@ -290,10 +305,16 @@ def test_measurements_equal_gemmis_and_are_drawn_listed_and_removable(web, check
         b.js("window.__proteinarExplore.viewer.resetView()")
         time.sleep(0.3)
         b.js(KEEP_FRAME, "view before")
-        ar_frame(b, "measured")
+        written = ar_frame(b, "measured")
         changed, magenta = b.js(FRAME_CHANGE, "alone", "measured")
         check(f"in AR the measurements are drawn as dashed tubes ({changed} pixels changed from the molecule alone, {magenta} in their colour)",
               changed > 30 and magenta > changed / 2)
+        # A value stands at a mean of its atoms, so inside the box its tubes span (a few px of margin).
+        values = sorted(text for text, _, _, _ in written)
+        box = b.js(CHANGED_BOX, "alone", "measured")
+        inside = all(showing and box[0] - 4 <= x <= box[2] + 4 and box[1] - 4 <= y <= box[3] + 4 for _, showing, x, y in written)
+        check(f"in AR each measurement's value is written over the camera image, among its tubes ({values}; tubes in x {box[0]:.0f}–{box[2]:.0f}, y {box[1]:.0f}–{box[3]:.0f} px)",
+              values == sorted(t.split(" ", 1)[1] for t, _ in b.js(LISTED)) and inside, str(written))
         b.js("window.__proteinarExplore.viewer.resetView()")
         time.sleep(0.3)
         b.js(KEEP_FRAME, "view after")
