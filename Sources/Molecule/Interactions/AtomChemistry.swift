@@ -1,0 +1,118 @@
+import Foundation
+import Geometry
+
+/// The chemistry interactions read from one model: which atoms count (one alternate location), who
+/// is bonded to whom, and each polar atom's part: donor (with where its hydrogens are or may be),
+/// acceptor, both or neither. Amino acids are typed by their atom names (standard chemistry at
+/// pH 7: Asp and Glu charged, Lys NZ charged, histidine's ring nitrogens both donor and acceptor as
+/// the tautomer is unknown); other residues by element, bonds and bond lengths (what a file without
+/// hydrogens allows).
+struct AtomChemistry {
+    let model: Model
+    let residueOf: [Int32]
+    /// Atoms of the first alternate location (or none), the only ones interactions use.
+    let kept: [Bool]
+    /// Bonded neighbours of each atom (all atoms, hydrogens included), but for bonds to metals.
+    let neighbours: [[Int32]]
+    /// Bonds to metals (a file's LINK records, or found by distance): they join residues into one
+    /// ligand (Mg·ATP) without counting in the partners' chemistry.
+    let metalLinks: [(Int, Int)]
+    let isAcceptor: [Bool]
+    /// Donors and how their hydrogens stand.
+    let donors: [Int: Donor]
+
+    /// A donor's hydrogens: those in the file, or where they must be (sp2 groups), or free to turn
+    /// about the bond to the donor's one heavy neighbour (hydroxyls, amines, water).
+    enum Donor {
+        case placed([SIMD3<Float>])
+        /// Hydrogens on a cone about the bond from `axisAtom` (nil for water: any direction) at the
+        /// tetrahedral angle: the one nearest an acceptor is the one that counts.
+        case rotating(axisAtom: Int?)
+    }
+
+    init(model: Model, bonds: BondList) {
+        self.model = model
+        residueOf = model.residueIndexOfAtoms()
+        let atoms = model.atoms
+        var kept = [Bool](repeating: true, count: atoms.count)
+        for residue in model.residues {
+            var first: UInt8 = 0
+            for a in residue.atomRange where atoms.altLocs[a] != 0 {
+                if first == 0 { first = atoms.altLocs[a] }
+                if atoms.altLocs[a] != first { kept[a] = false }
+            }
+        }
+        self.kept = kept
+        var neighbours = [[Int32]](repeating: [], count: atoms.count)
+        var metalLinks: [(Int, Int)] = []
+        for k in 0..<bonds.count {
+            let i = Int(bonds.a[k]), j = Int(bonds.b[k])
+            guard kept[i], kept[j] else { continue }
+            // A metal's bonds are coordination, not the chemistry that types its partners.
+            if LigandFinder.metals.contains(atoms.elements[i].atomicNumber) || LigandFinder.metals.contains(atoms.elements[j].atomicNumber) {
+                metalLinks.append((i, j)); continue
+            }
+            neighbours[i].append(Int32(j)); neighbours[j].append(Int32(i))
+        }
+        self.neighbours = neighbours
+        self.metalLinks = metalLinks
+        var isAcceptor = [Bool](repeating: false, count: atoms.count)
+        var donors: [Int: Donor] = [:]
+        let typing = PolarTyping(atoms: atoms, neighbours: neighbours)
+        for (r, residue) in model.residues.enumerated() {
+            for a in residue.atomRange where kept[a] {
+                let part = residue.kind == .aminoAcid
+                    ? typing.aminoAcidPart(a, residueName: residue.name, residueIndex: r, model: model)
+                    : typing.otherPart(a, isWater: residue.isWater)
+                isAcceptor[a] = part.acceptor
+                if let donor = part.donor { donors[a] = donor }
+            }
+        }
+        self.isAcceptor = isAcceptor
+        self.donors = donors
+    }
+
+    var positions: [SIMD3<Float>] { model.atoms.positions }
+    func element(_ a: Int) -> UInt8 { model.atoms.elements[a].atomicNumber }
+    func heavyNeighbours(_ a: Int) -> [Int] {
+        neighbours[a].lazy.map(Int.init).filter { model.atoms.elements[$0].atomicNumber != 1 }
+    }
+
+    /// A carbon bonded to carbons and hydrogens only (PLIP's hydrophobic atom).
+    func isHydrophobicCarbon(_ a: Int) -> Bool {
+        element(a) == 6 && neighbours[a].allSatisfy { [1, 6].contains(element(Int($0))) }
+    }
+
+    /// The best angle at the hydrogen, donor–H···acceptor, that `donor`'s hydrogens make with a point,
+    /// and that hydrogen's place.
+    func bestHydrogen(_ donor: Int, toward target: SIMD3<Float>) -> (angle: Float, hydrogen: SIMD3<Float>)? {
+        guard let kind = donors[donor] else { return nil }
+        let d = positions[donor]
+        let candidates: [SIMD3<Float>]
+        switch kind {
+        case .placed(let hydrogens): candidates = hydrogens
+        case .rotating(let axisAtom):
+            // The hydrogen 1 Å out at the tetrahedral angle from the heavy neighbour, turned toward the
+            // target: in the plane of the neighbour, the donor and the target.
+            let toward = target - d
+            guard let axisAtom else { candidates = [d + normalized(toward)]; break }
+            let u = normalized(d - positions[axisAtom])
+            var w = toward - dot(toward, u) * u
+            if length(w) < 1e-4 { w = anyPerpendicular(u) }
+            let tetrahedral: Float = 109.47 * .pi / 180
+            candidates = [d + cos(.pi - tetrahedral) * u + sin(.pi - tetrahedral) * normalized(w)]
+        }
+        return candidates.map { (angle: degrees(between: d - $0, target - $0), hydrogen: $0) }.max { $0.angle < $1.angle }
+    }
+}
+
+func degrees(between a: SIMD3<Float>, _ b: SIMD3<Float>) -> Float {
+    let la = length(a), lb = length(b)
+    guard la > 1e-6, lb > 1e-6 else { return 0 }
+    return acos(min(1, max(-1, dot(a, b) / (la * lb)))) * 180 / .pi
+}
+
+func anyPerpendicular(_ u: SIMD3<Float>) -> SIMD3<Float> {
+    let other: SIMD3<Float> = abs(u.x) < 0.9 ? [1, 0, 0] : [0, 1, 0]
+    return normalized(cross(u, other))
+}
