@@ -47,6 +47,7 @@ extension LibraryService {
     /// The builder's structures as models: a cartoon coloured by secondary structure unless asked otherwise.
     static func encodeDesigned(_ structure: Structure, as request: ModelRequest, mtlFileName: String) throws -> [UInt8] {
         if request.output == .identify { return try LibraryService.identifyTable(structure) }
+        if request.output == .interactions { return try LibraryService.interactions(structure) }
         var options = request.options
         if options.representation == .auto { options.representation = .cartoon }
         if options.colorScheme == nil { options.colorScheme = .secondaryStructure }

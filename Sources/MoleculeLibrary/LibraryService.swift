@@ -384,6 +384,7 @@ public final class LibraryService: Sendable {
 
     static func convert(_ plain: [UInt8], fileName: String, request: ModelRequest) throws -> [UInt8] {
         if request.output == .identify { return try identifyTable(structure(plain, fileName: fileName)) }
+        if request.output == .interactions { return try interactions(structure(plain, fileName: fileName)) }
         return encode(try scene(plain, fileName: fileName, options: request.options).0, as: request.output)
     }
 
@@ -394,13 +395,20 @@ public final class LibraryService: Sendable {
         return Array(try encoder.encode(IdentifyTable(structure)))
     }
 
+    /// Each ligand's binding site and interactions as the API sends them (`proteinar interactions --json`).
+    public static func interactions(_ structure: Structure) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return Array(try encoder.encode(InteractionReport(structure, sites: InteractionFinder.sites(in: structure))))
+    }
+
     /// The scene as the file or picture `output` names (an OBJ refers to its materials as `mtlFileName`).
     public static func encode(_ scene: TriangleScene, as output: ModelRequest.Output, mtlFileName: String = "model.mtl") -> [UInt8] {
         switch output {
         case .file(let format, let glb): return format.encode(scene, mtlFileName: mtlFileName, glb: glb)
         case .picture(let pixels): return SoftwareRenderer.render(scene, width: pixels, height: pixels).pngData()
         // A scene names no atoms: the table is made from the structure (`convert`, `Designs.encode`).
-        case .identify: return Array("{}".utf8)
+        case .identify, .interactions: return Array("{}".utf8)
         }
     }
 

@@ -28,12 +28,14 @@ public struct ModelRequest: Sendable {
         /// What a tap names: the first model's atoms and residues as JSON (`IdentifyTable`), which
         /// the feature ids of the viewer's GLB count; the same for every style.
         case identify
+        /// Each ligand's binding site and interactions as JSON (`InteractionReport`): the file's alone.
+        case interactions
 
         public var mediaType: String {
             switch self {
             case .file(let format, _): return format.mediaType
             case .picture: return "image/png"
-            case .identify: return "application/json"
+            case .identify, .interactions: return "application/json"
             }
         }
 
@@ -42,6 +44,7 @@ public struct ModelRequest: Sendable {
             case .file(let format, let glb): return format == .glb && glb != .quantized ? "glb-\(glb.rawValue)" : format.rawValue
             case .picture(let pixels): return "png|\(pixels)"
             case .identify: return "identify"
+            case .interactions: return "interactions"
             }
         }
     }
@@ -167,6 +170,8 @@ public struct ModelRequest: Sendable {
 
     /// The identify table (`Output.identify`): it depends on the file alone, so no option is read.
     public static let identify = ModelRequest(output: .identify, options: MoleculeSceneOptions())
+    /// The interactions (`Output.interactions`): the file's alone too.
+    public static let interactions = ModelRequest(output: .interactions, options: MoleculeSceneOptions())
 
     /// The scene options that `parameters` name, each value checked so that a typo fails before
     /// any work. Options left out keep `MoleculeSceneOptions`' defaults.

@@ -248,15 +248,18 @@ struct APIRoutes: Sendable {
     static let plainFileLimit = 8 << 20
 
     /// `model.{glb,usdz,obj,mtl,stl,dae,ply}` with the convert options as query parameters,
-    /// `thumbnail.png?size=256`, or `identify.json` (what the viewer's feature ids name).
+    /// `thumbnail.png?size=256`, `identify.json` (what the viewer's feature ids name) or `interactions`
+    /// (each ligand's binding site and the interactions that hold it).
     func resource(_ request: Request, context: ServerContext, head: Bool) async throws -> Response {
         let id = try context.parameters.require("id")
         let name = try context.parameters.require("resource")
         var parameters: [String: String] = [:]
         for (k, v) in request.uri.queryParameters { parameters[String(k)] = String(v) }
-        // A thumbnail, or the identify table: one of a kind, made once, then served from memory.
-        if name == "thumbnail.png" || name == "identify.json" {
-            let made = try call { name == "identify.json" ? ModelRequest.identify : try ModelRequest.picture(parameters) }
+        // A thumbnail, the identify table or the interactions: one of a kind, made once, then served from memory.
+        if name == "thumbnail.png" || name == "identify.json" || name == "interactions" {
+            let made = try call {
+                name == "identify.json" ? ModelRequest.identify : name == "interactions" ? ModelRequest.interactions : try ModelRequest.picture(parameters)
+            }
             if let hot = try await call({ try await service.hotModel(id: id, request: made) }) {
                 return Responses.bytes(hot.buffer, type: hot.mediaType, etag: hot.key, request: request, head: head, disposition: nil)
             }
@@ -267,7 +270,7 @@ struct APIRoutes: Sendable {
         }
         guard name.hasPrefix("model."), let format = ModelFormat(rawValue: String(name.dropFirst(6))) else {
             throw APIError(.notFound, "no resource '\(name.prefix(80))'; available: "
-                           + ModelFormat.allCases.map { "model.\($0.rawValue)" }.joined(separator: ", ") + ", thumbnail.png, identify.json, file")
+                           + ModelFormat.allCases.map { "model.\($0.rawValue)" }.joined(separator: ", ") + ", thumbnail.png, identify.json, interactions, file")
         }
         let modelRequest = try call { try ModelRequest(format: format, parameters: parameters) }
         if Responses.wantsEventStream(request), !head {

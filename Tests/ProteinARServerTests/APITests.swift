@@ -30,6 +30,15 @@ struct APITests {
         #expect((details["chains"] as? [[String: Any]])?.first?["sequence"] as? String != nil)
         #expect((details["ligands"] as? [[String: Any]])?.contains { $0["name"] as? String == "AP5" } == true)
         #expect(details["secondaryStructure"] != nil && details["assemblies"] != nil)
+        // What holds AP5 in 1AKE: its binding site and interactions, each atom named and indexed.
+        let held = try await server.get("/api/molecules/1AKE/interactions")
+        let sites = held.json["sites"] as? [[String: Any]] ?? []
+        let ap5 = sites.first { (($0["ligand"] as? [[String: Any]])?.first?["residue"] as? String) == "AP5" } ?? [:]
+        let entries = ap5["interactions"] as? [[String: Any]] ?? []
+        #expect(held.status == 200 && held.headers["content-type"] == "application/json" && (ap5["site"] as? [Any])?.isEmpty == false)
+        #expect(entries.contains { $0["kind"] as? String == "hydrogen-bond" && ($0["words"] as? String)?.hasPrefix("H-bond: ") == true })
+        #expect(entries.allSatisfy { (($0["ligand"] as? [[String: Any]])?.first?["index"] as? Int) != nil })
+        #expect(try await server.get("/api/molecules/1AKE/interactions", headers: ["If-None-Match": held.headers["etag"] ?? ""]).status == 304)
         // Opening the library again adds nothing.
         #expect(try await server.service.installStarterLibrary() == 0)
         // Bad list parameters say what is accepted.

@@ -1,3 +1,4 @@
+import Foundation
 import Geometry
 
 /// Which atoms give and take hydrogen bonds. Amino acids by their atom names; anything else by its
@@ -47,6 +48,40 @@ struct PolarTyping {
         return .placed(hydrogens)
     }
 
+    /// Hydrogens on an sp3 atom with one heavy neighbour X, staggered: the first anti to X's last
+    /// other heavy neighbour (in the file's order), the others 120° round (as Open Babel places
+    /// them, so as PLIP's hydrogens stand). Hydroxyls have one, amines two, ammonium groups three.
+    private func staggeredHydrogens(_ a: Int, count: Int) -> AtomChemistry.Donor? {
+        let around = heavy(a)
+        guard around.count == 1 else { return around.isEmpty ? .rotating(axisAtom: nil) : nil }
+        let p = atoms.positions[a], x = around[0]
+        let u = normalized(p - atoms.positions[x])
+        let reference = heavy(x).filter { $0 != a }.max().map { atoms.positions[$0] - atoms.positions[x] } ?? anyPerpendicular(u)
+        var r = reference - dot(reference, u) * u
+        if length(r) < 1e-4 { r = anyPerpendicular(u) }
+        let anti = -normalized(r)
+        let along: Float = 0.3338, across: Float = 0.9426  // cos and sin of 180° − 109.47°
+        let hydrogens = (0..<count).map { k -> SIMD3<Float> in
+            let turn = Float(k) * 2 * .pi / 3
+            let v = anti * cos(turn) + cross(u, anti) * sin(turn)
+            return p + along * u + across * v
+        }
+        return .placed(hydrogens)
+    }
+
+    /// The two free tetrahedral places on an sp3 atom with two heavy neighbours (a secondary amine's
+    /// one hydrogen stands on one of them, its lone pair on the other).
+    private func tetrahedralPlaces(_ a: Int) -> AtomChemistry.Donor? {
+        let around = heavy(a)
+        guard around.count == 2 else { return nil }
+        let p = atoms.positions[a]
+        let n1 = normalized(atoms.positions[around[0]] - p), n2 = normalized(atoms.positions[around[1]] - p)
+        let bisector = -(n1 + n2), normal = cross(n1, n2)
+        guard length(bisector) > 1e-4, length(normal) > 1e-4 else { return nil }
+        let b = normalized(bisector), n = normalized(normal)
+        return .placed([p + 0.577 * b + 0.816 * n, p + 0.577 * b - 0.816 * n])
+    }
+
     // MARK: Amino acids
 
     private static let acceptorNames: [String: Set<String>] = [
@@ -62,13 +97,14 @@ struct PolarTyping {
         case ("PRO", "N"): return Part()
         case (_, "N"):
             // The N-terminus's amine turns; a peptide N–H lies on the outer bisector of C(i−1) and Cα.
-            return Part(donor: donor(a, heavy(a).count >= 2 ? planarHydrogens(a, count: 1) : .rotating(axisAtom: heavy(a).first)))
+            return Part(donor: donor(a, heavy(a).count >= 2 ? planarHydrogens(a, count: 1) : staggeredHydrogens(a, count: 3)))
         case ("ARG", "NE"), ("TRP", "NE1"): return Part(donor: donor(a, planarHydrogens(a, count: 1)))
         case ("ARG", "NH1"), ("ARG", "NH2"), ("ASN", "ND2"), ("GLN", "NE2"): return Part(donor: donor(a, planarHydrogens(a, count: 2)))
         case ("HIS", "ND1"), ("HIS", "NE2"): return Part(acceptor: true, donor: donor(a, planarHydrogens(a, count: 1)))
-        case ("LYS", "NZ"): return Part(donor: donor(a, .rotating(axisAtom: heavy(a).first)))
-        case ("SER", "OG"), ("THR", "OG1"), ("TYR", "OH"):
-            return Part(acceptor: true, donor: donor(a, .rotating(axisAtom: heavy(a).first)))
+        case ("LYS", "NZ"): return Part(donor: donor(a, staggeredHydrogens(a, count: 3)))
+        case ("SER", "OG"), ("THR", "OG1"): return Part(acceptor: true, donor: donor(a, staggeredHydrogens(a, count: 1)))
+        // A phenol's hydrogen lies in the ring's plane, on one side or the other.
+        case ("TYR", "OH"): return Part(acceptor: true, donor: donor(a, planarHydrogens(a, count: 2)))
         default:
             if let names = Self.acceptorNames[standard] { return Part(acceptor: names.contains(name)) }
             // A modified amino acid's side chain: typed as any other molecule.
@@ -92,7 +128,7 @@ struct PolarTyping {
             // Oxygen on a P, S or N (phosphate, sulfate, nitro), or a C=O: no hydrogen.
             let partner = atoms.elements[x].atomicNumber
             if partner != 6 || distance(p, atoms.positions[x]) < 1.30 { return Part(acceptor: true) }
-            return Part(acceptor: true, donor: .rotating(axisAtom: x))
+            return Part(acceptor: true, donor: isSp2(x) ? planarHydrogens(a, count: 2) : staggeredHydrogens(a, count: 1))
         case 7:
             if !given.isEmpty {
                 // With its hydrogens in the file: an acceptor only with a lone pair left.
@@ -105,7 +141,7 @@ struct PolarTyping {
                 if bond < 1.20 { return Part(acceptor: true) }  // a nitrile
                 if bond < 1.30 { return Part(acceptor: true, donor: planarHydrogens(a, count: 1)) }  // an imine
                 // An amide's or aniline's NH₂ lies in its neighbour's plane; an amine's turns.
-                return isSp2(x) ? Part(donor: planarHydrogens(a, count: 2)) : Part(acceptor: true, donor: .rotating(axisAtom: x))
+                return isSp2(x) ? Part(donor: planarHydrogens(a, count: 2)) : Part(acceptor: true, donor: staggeredHydrogens(a, count: 3))
             case 2:
                 if let ring = ringSize(a) {
                     // In a ring the angle at the nitrogen tells: a hydrogen widens it (pyrrole's N–H
@@ -119,7 +155,7 @@ struct PolarTyping {
                 if shortest < 1.33 { return Part(acceptor: true) }  // an imine
                 return isSp2(around[0]) || isSp2(around[1])
                     ? Part(donor: planarHydrogens(a, count: 1))  // pyrrole-like, an amide N–H
-                    : Part(acceptor: true, donor: .rotating(axisAtom: around[0]))  // a secondary amine
+                    : Part(acceptor: true, donor: tetrahedralPlaces(a))  // a secondary amine
             case 3: return Part(acceptor: !isPlanar(a))  // a tertiary amine has a lone pair; an amide N none
             default: return Part()
             }
