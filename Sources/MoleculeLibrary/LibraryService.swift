@@ -73,7 +73,7 @@ public final class LibraryService: Sendable {
     /// Changes whenever meshes, writers or the builder change what they produce, so cached models
     /// are remade and a browser's copy is not answered "not modified" (3: designs with side chains;
     /// 4: side chains kept off their own backbone; 5: the viewer's GLB says what each vertex draws).
-    public static let engineVersion = "proteinar-engine-6"
+    public static let engineVersion = "proteinar-engine-7"
 
     public let store: any LibraryStore
     public let archive: ArchiveClient

@@ -51,7 +51,7 @@ public struct ModelRequest: Sendable {
 
     /// The option names, as query parameters and as `proteinar convert`'s options (without `--`).
     public enum Option: String, CaseIterable, Sendable {
-        case style, color, select, highlight, sticks, hide, assembly, model
+        case style, color, select, highlight, sticks, site, hide, assembly, model
         case maxTriangles = "max-triangles", size, trueScale = "true-scale", target, compression
     }
 
@@ -180,7 +180,7 @@ public struct ModelRequest: Sendable {
         for name in parameters.keys where Option(rawValue: name) == nil {
             throw RequestError("unknown parameter '\(name.prefix(40))'; accepted: \(Option.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        for name in [Option.select, .highlight, .sticks] {
+        for name in [Option.select, .highlight, .sticks, .site] {
             if let text = parameters[name.rawValue], text.count > limits.selectionCharacters {
                 throw RequestError("\(name.rawValue): at most \(limits.selectionCharacters) characters (this one has \(text.count))")
             }
@@ -194,6 +194,13 @@ public struct ModelRequest: Sendable {
             if let s = parameters["sticks"], !s.isEmpty { _ = try Selection(parsing: s); options.sticks = s }
         } catch {
             throw RequestError("\(error)")
+        }
+        if let s = parameters["site"], !s.isEmpty {
+            // A ligand as `proteinar interactions --ligand` names it: a residue name or chain:number.
+            guard s.count <= 24, s.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ":-_".contains($0)) }) else {
+                throw RequestError("site '\(s.prefix(40))': expected a ligand's residue name (AP5) or chain:number (A:215)")
+            }
+            options.site = s
         }
         if let a = parameters["assembly"], !a.isEmpty {
             guard a.count <= 16, a.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
@@ -238,7 +245,7 @@ public struct ModelRequest: Sendable {
         let o = options
         return [output.canonical, o.representation.rawValue, o.colorScheme?.rawValue ?? "-", o.selection ?? "-", o.highlight ?? "-",
                 o.hide.map(\.rawValue).sorted().joined(separator: ","), o.assembly ?? "-", String(o.maxTriangles),
-                o.size.map { String($0) } ?? "true-scale", o.sticks ?? "-", o.allModels ? "all" : String(o.model)].joined(separator: "|")
+                o.size.map { String($0) } ?? "true-scale", o.sticks ?? "-", o.allModels ? "all" : String(o.model), o.site ?? "-"].joined(separator: "|")
     }
 
     /// Cache key (and ETag) of this request made from the file with hash `fileHash`.

@@ -10,6 +10,8 @@ public struct MoleculeSceneOptions: Sendable {
     public var highlight: String?
     /// Also drawn as sticks, over whatever the style draws: a tapped residue's neighbours.
     public var sticks: String?
+    /// The binding-site view of this ligand (its residue name or chain:number): `BindingSiteView`.
+    public var site: String?
     /// Which model of the file to draw, from 1 (an NMR ensemble's or a trajectory's frames).
     public var model = 1
     /// Every model (up to `MoleculeSceneBuilder.mostFrames`) as the scene's frames, one after
@@ -90,7 +92,17 @@ public enum MoleculeSceneBuilder {
         guard visible.contains(true) else { throw MeshOptionError("nothing is left to draw once \(options.hide.map(\.rawValue).sorted().joined(separator: ", ")) are hidden") }
 
         var layers: [(Representation, [Bool])] = []
-        if options.representation == .auto {
+        var siteView: BindingSiteView?
+        if let query = options.site {
+            guard options.model == 1 else { throw MeshOptionError("site: the binding-site view shows the first model (model=1)") }
+            let view = try BindingSiteView(structure, model: model, query: query)
+            let cartoon = (0..<model.atoms.count).map { visible[$0] && polymer[Int(residueOf[$0])] && !view.ligand[$0] }
+            if cartoon.contains(true) { layers.append((.cartoon, cartoon)) }
+            let sticks = (0..<model.atoms.count).map { visible[$0] && view.site[$0] }
+            if sticks.contains(true) { layers.append((.sticks, sticks)) }
+            layers.append((.ballAndStick, view.ligand))
+            siteView = view
+        } else if options.representation == .auto {
             let polymerAtoms = (0..<model.atoms.count).map { visible[$0] && polymer[Int(residueOf[$0])] }
             let others = (0..<model.atoms.count).map { visible[$0] && !polymer[Int(residueOf[$0])] }
             if polymerAtoms.contains(true) { layers.append((.cartoon, polymerAtoms)) }
@@ -102,7 +114,7 @@ public enum MoleculeSceneBuilder {
             layers.append((options.representation, visible))
         }
         // Over atomic styles the atoms are drawn already (and spacefill would hide sticks).
-        if let text = options.sticks, ![.ballAndStick, .sticks, .spacefill].contains(options.representation) {
+        if let text = options.sticks, siteView == nil, ![.ballAndStick, .sticks, .spacefill].contains(options.representation) {
             let chosen = try Selection(parsing: text).atoms(in: model, structure: structure)
             let sticks = (0..<model.atoms.count).map { visible[$0] && chosen[$0] }
             guard sticks.contains(true) else { throw MeshOptionError("sticks '\(text)' matches nothing that is drawn") }
@@ -113,7 +125,11 @@ public enum MoleculeSceneBuilder {
         func colors(for rep: Representation) -> [SIMD4<Float>] {
             let scheme = options.colorScheme ?? ((rep == .cartoon || rep == .surface || rep == .backbone) ? .chain : .element)
             var c = scheme.atomColors(for: model, in: structure, secondaryStructure: codes)
-            if let h = options.highlight, let sel = try? Selection(parsing: h) {
+            if let siteView {
+                // The cartoon faded; the ligand and its site in full colour (element colours: they are atoms).
+                if rep == .cartoon { for a in c.indices { c[a] = SIMD4(c[a].x * 0.25 + 0.55, c[a].y * 0.25 + 0.55, c[a].z * 0.25 + 0.55, c[a].w) } }
+                _ = siteView
+            } else if let h = options.highlight, let sel = try? Selection(parsing: h) {
                 let lit = sel.atoms(in: model, structure: structure)
                 for a in c.indices where !lit[a] { c[a] = SIMD4(c[a].x * 0.25 + 0.55, c[a].y * 0.25 + 0.55, c[a].z * 0.25 + 0.55, c[a].w) }
             }
@@ -299,6 +315,15 @@ public enum MoleculeSceneBuilder {
             for (k, c) in chosen.enumerated() where c.1 == chainFilter[copy] {
                 guard let m = meshOf[k] else { continue }
                 scene.nodes.append(Node(name: "\(scene.meshes[m].name)-\(copy + 1)", mesh: m, transform: transform))
+            }
+        }
+        if let siteView {
+            let dashes = siteView.dashes(model)
+            if dashes.triangleCount > 0 {
+                scene.nodes.append(Node(name: "interactions", mesh: scene.meshes.count, transform: Node.identity))
+                scene.meshes.append(dashes)
+                report.layers.append("interactions")
+                report.layerDetails.append(1)
             }
         }
         // Every model of an ensemble is placed as the first one is, so that stepping through them shows

@@ -17,6 +17,8 @@ struct SceneArguments: ParsableArguments {
     @Option(help: "Hide groups: water, hydrogens, ligands (comma-separated).") var hide = "water"
     @Option(help: "Build biological assembly N.") var assembly: String?
     @Option(help: "Also draw this selection as sticks (over a cartoon, say).") var sticks: String?
+    @Option(help: "The binding-site view of this ligand (AP5 or A:215): ligand, site residues, interactions as dashed tubes.")
+    var site: String?
     @Option(help: "Draw model N of an NMR ensemble or multi-model file (from 1), or all: every model as a GLB's animation.")
     var model: String?
 
@@ -31,6 +33,7 @@ struct SceneArguments: ParsableArguments {
         parameters["highlight"] = highlight
         parameters["assembly"] = assembly
         parameters["sticks"] = sticks
+        parameters["site"] = site
         parameters["model"] = model
         parameters["max-triangles"] = maxTriangles.map(String.init)
         do {

@@ -172,6 +172,27 @@ struct MoleculeSceneTests {
         #expect(throws: MeshOptionError.self) { try MoleculeSceneBuilder.build(ake, options: options) }
     }
 
+    @Test("the binding-site view: tacrine in ball and stick, its site as sticks, a faded cartoon, interactions as dashes in their colours")
+    func bindingSite() throws {
+        let ake = try MeshFixtures.load("complexes/1acj.pdb.gz")
+        var options = MoleculeSceneOptions()
+        options.site = "THA"
+        let (scene, report) = try MoleculeSceneBuilder.build(ake, options: options)
+        #expect(report.layers == ["cartoon", "sticks", "ball-and-stick", "interactions"])
+        let dashes = try #require(scene.meshes.last)
+        // The dashes draw no atom, and each is in an interaction kind's colour.
+        #expect(dashes.name == "interactions" && dashes.features.allSatisfy { $0 == TriangleMesh.noFeature })
+        let kinds = Set(InteractionKind.allCases.map { SRGB.linear(hex: $0.color) })
+        #expect(!dashes.colors.isEmpty && dashes.colors.allSatisfy { kinds.contains($0) })
+        // The cartoon is faded: no channel under the fade's floor (0.55 in linear light).
+        let cartoon = try #require(scene.meshes.first)
+        #expect(cartoon.colors.allSatisfy { $0.x >= 0.549 && $0.y >= 0.549 && $0.z >= 0.549 })
+        options.site = "A:998"
+        #expect(throws: MeshOptionError.self) { try MoleculeSceneBuilder.build(ake, options: options) }
+        options.site = "A:999"
+        #expect(try MoleculeSceneBuilder.build(ake, options: options).1.layers.last == "interactions")
+    }
+
     @Test("bad requests explain themselves")
     func badRequests() throws {
         let hem = try MeshFixtures.load("HEM.cif")

@@ -24,6 +24,22 @@ public enum InteractionKind: String, Sendable, Codable, CaseIterable, Comparable
         }
     }
 
+    /// The colour it is drawn in (sRGB), in the binding-site view and the page's legend: blue for
+    /// H-bonds, gold for salt bridges, green for stacking, orange for cation–π, grey for hydrophobic
+    /// contacts, cyan for halogen bonds, violet for metals, light blue for water bridges.
+    public var color: UInt32 {
+        switch self {
+        case .hydrogenBond: 0x2F6FDF
+        case .saltBridge: 0xE0A800
+        case .piStacking: 0x2FA84F
+        case .cationPi: 0xE06A1B
+        case .hydrophobic: 0x8A8A8A
+        case .halogenBond: 0x17A7B8
+        case .metalComplex: 0x9040C0
+        case .waterBridge: 0x6FB7FF
+        }
+    }
+
     public static func < (a: Self, b: Self) -> Bool {
         (allCases.firstIndex(of: a) ?? 0) < (allCases.firstIndex(of: b) ?? 0)
     }

@@ -43,9 +43,19 @@ public struct InteractionReport: Codable, Sendable, Equatable {
         public var counts: [String: Int]
     }
 
+    /// Each kind in words and in the colour the binding-site view draws it ("#2f6fdf"): the page's legend.
+    public struct Legend: Codable, Sendable, Equatable {
+        public var kind: InteractionKind
+        public var words: String
+        public var color: String
+    }
+
     public var id: String
     public var siteRadius: Float
     public var sites: [Site]
+    public var legend: [Legend] = InteractionKind.allCases.map {
+        Legend(kind: $0, words: $0.words, color: "#" + String(format: "%06x", $0.color))
+    }
 
     public init(_ structure: Structure, sites found: [LigandSite], criteria: InteractionCriteria = .standard) {
         id = structure.metadata.id
