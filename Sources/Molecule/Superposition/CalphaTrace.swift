@@ -3,8 +3,8 @@
 ///
 /// A residue counts when it has an atom named "CA" and either its name is an amino acid
 /// (`ResidueKind.aminoAcid`: the standard ones and the common modified ones such as MSE) or it is
-/// some other modified amino acid with the backbone's N, CA and C (SME, methionine sulfoxide, in
-/// 2JUY), whose one-letter code is then "X". Of several alternate locations the first in the file is
+/// some other modified amino acid, with N, CA and C and a peptide bond to its neighbour in the
+/// chain (SME, methionine sulfoxide, in 2JUY), whose one-letter code is then "X". Of several alternate locations the first in the file is
 /// taken (`Model.atomIndex(named:inResidue:)`).
 public struct CalphaTrace: Sendable, Equatable {
     /// One residue of the trace, named the way files name residues.
@@ -45,7 +45,7 @@ public struct CalphaTrace: Sendable, Equatable {
             switch res.kind {
             case .aminoAcid: break
             case .other:
-                guard model.atomIndex(named: "N", inResidue: r) != nil, model.atomIndex(named: "C", inResidue: r) != nil else { continue }
+                guard Self.isPeptideLinked(model, r, in: chain) else { continue }
             case .nucleotide, .water: continue
             }
             let p = model.atoms.positions[ca]
@@ -54,6 +54,23 @@ public struct CalphaTrace: Sendable, Equatable {
                                     position: SIMD3(Double(p.x), Double(p.y), Double(p.z))))
         }
         self.init(chainID: chain.id, residues: residues)
+    }
+
+    /// Longest C–N distance of a peptide bond taken as one, Å (1.33 Å in an ideal one).
+    static let peptideBond: Float = 2.0
+
+    /// Whether residue `r` has N, CA and C and is joined by a peptide bond to the residue before or
+    /// after it in its chain: a modified amino acid within the polymer, not a ligand that happens to
+    /// have atoms named so (1BMA's inhibitor 0QH).
+    static func isPeptideLinked(_ model: Model, _ r: Int, in chain: Chain) -> Bool {
+        guard let n = model.atomIndex(named: "N", inResidue: r), let c = model.atomIndex(named: "C", inResidue: r) else { return false }
+        func close(_ a: Int, _ b: Int) -> Bool {
+            let d = model.atoms.positions[a] - model.atoms.positions[b]
+            return (d * d).sum() <= peptideBond * peptideBond
+        }
+        if r > chain.residueRange.lowerBound, let previousC = model.atomIndex(named: "C", inResidue: r - 1), close(n, previousC) { return true }
+        if r + 1 < chain.residueRange.upperBound, let nextN = model.atomIndex(named: "N", inResidue: r + 1), close(c, nextN) { return true }
+        return false
     }
 
     /// Every chain of `model` with at least one protein residue, in the model's chain order.

@@ -111,7 +111,7 @@ public enum Superposition {
             pairing: useStructure ? .structure : .sequence, transform: fit.transform, pairs: pairs,
             rmsd: fit.rmsd, rmsdAll: fit.rmsdAll, rmsdAllFitted: fit.rmsdAllFitted, cycles: fit.cycles,
             sequenceIdentity: Double(identical) / Double(alignment.count), sequenceAlignmentIdentity: sequenceIdentity,
-            sequenceAlignmentScore: bySequence.score, tmScore: best.score, tmTransform: best.transform)
+            sequenceAlignmentLength: bySequence.count, sequenceAlignmentScore: bySequence.score, tmScore: best.score, tmTransform: best.transform)
     }
 
     static func model(_ s: Structure, number: Int?, side: String) throws(SuperpositionError) -> Model {
@@ -167,8 +167,9 @@ public struct SuperpositionResult: Sendable {
     public var cycles: Int
     /// Identical residues among the aligned pairs, as a fraction of them.
     public var sequenceIdentity: Double
-    /// The same over the sequence alignment's pairs (what chose the pairing).
+    /// The same over the sequence alignment's pairs (what chose the pairing), and their number.
     public var sequenceAlignmentIdentity: Double
+    public var sequenceAlignmentLength: Int
     public var sequenceAlignmentScore: Double
     /// TM-score normalised by B's length, and the superposition that gives it.
     public var tmScore: Double
