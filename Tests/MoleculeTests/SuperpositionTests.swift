@@ -126,7 +126,7 @@ struct SuperpositionTests {
     }
 
     @Test("BLOSUM62 is symmetric with the published diagonal; alignment puts a gap where the insertion is")
-    func sequenceAlignment() {
+    func sequenceAlignment() throws {
         for i in BLOSUM62.rows.indices {
             #expect(BLOSUM62.rows[i].count == BLOSUM62.alphabet.count)
             for j in BLOSUM62.rows.indices { #expect(BLOSUM62.rows[i][j] == BLOSUM62.rows[j][i]) }
@@ -142,5 +142,11 @@ struct SuperpositionTests {
         let frag = SequenceAlignment.align(Array("QISFVKSH"), b)
         #expect(frag.second == Array(14..<22))
         #expect(frag.score == Double(zip("QISFVKSH", "QISFVKSH").map { BLOSUM62.score($0, $1) }.reduce(0, +)))
+        // The score-only pass gives the full alignment's score.
+        let model = try #require(Fixtures.read("pdb1ake.pdb").firstModel)
+        let adk = CalphaTrace(model: model, chainIndex: 0).sequence
+        for (x, y) in [(a, b), (b, a), (Array("QISFVKSH"), b), (Array(adk.dropFirst(30)), adk), (adk, Array("GGGGWWWW")), (adk, Array(adk.reversed()))] {
+            #expect(SequenceAlignment.score(x, y) == SequenceAlignment.align(x, y).score)
+        }
     }
 }

@@ -104,6 +104,33 @@ public struct PairwiseAlignment: Sendable, Equatable {
         return PairwiseAlignment(first: first.reversed(), second: second.reversed(), score: endScore)
     }
 
+    /// The score `align` would give, in memory proportional to one row (no traceback): for ranking
+    /// many candidate pairs.
+    public static func score(rows n: Int, columns m: Int, scores: [Double], gaps: Gaps) -> Double {
+        precondition(scores.count == n * m, "score matrix is \(scores.count) values, not \(n) × \(m)")
+        guard n > 0, m > 0 else { return 0 }
+        let none = -Double.infinity
+        let openCost = gaps.open + gaps.extend
+        // Row i-1 and row i of the three states.
+        var match = [Double](repeating: none, count: m + 1), gapSecond = match, gapFirst = match
+        var match1 = match, gapSecond1 = match, gapFirst1 = match
+        match[0] = 0
+        for j in 1...m { gapFirst[j] = 0 }
+        var best = none
+        for i in 1...n {
+            match1[0] = none; gapSecond1[0] = 0; gapFirst1[0] = none
+            for j in 1...m {
+                match1[j] = max(match[j - 1], gapSecond[j - 1], gapFirst[j - 1]) + scores[(i - 1) * m + (j - 1)]
+                gapSecond1[j] = max(match[j] - openCost, gapSecond[j] - gaps.extend, gapFirst[j] - openCost)
+                gapFirst1[j] = max(match1[j - 1] - openCost, gapFirst1[j - 1] - gaps.extend, gapSecond1[j - 1] - openCost)
+            }
+            best = max(best, match1[m], gapSecond1[m], gapFirst1[m])
+            swap(&match, &match1); swap(&gapSecond, &gapSecond1); swap(&gapFirst, &gapFirst1)
+        }
+        for j in 1...m { best = max(best, match[j], gapSecond[j], gapFirst[j]) }
+        return best
+    }
+
     public static func == (a: Self, b: Self) -> Bool { a.first == b.first && a.second == b.second && a.score == b.score }
 }
 
@@ -113,13 +140,22 @@ public enum SequenceAlignment {
     public static let gaps = PairwiseAlignment.Gaps(open: 11, extend: 1)
 
     public static func align(_ a: [Character], _ b: [Character], gaps: PairwiseAlignment.Gaps = gaps) -> PairwiseAlignment {
+        PairwiseAlignment.align(rows: a.count, columns: b.count, scores: matrix(a, b), gaps: gaps)
+    }
+
+    /// The score `align` gives, without the alignment.
+    public static func score(_ a: [Character], _ b: [Character], gaps: PairwiseAlignment.Gaps = gaps) -> Double {
+        PairwiseAlignment.score(rows: a.count, columns: b.count, scores: matrix(a, b), gaps: gaps)
+    }
+
+    static func matrix(_ a: [Character], _ b: [Character]) -> [Double] {
         let ia = a.map(BLOSUM62.index(of:)), ib = b.map(BLOSUM62.index(of:))
         var scores = [Double](repeating: 0, count: a.count * b.count)
         for i in ia.indices {
             let row = BLOSUM62.rows[ia[i]]
             for j in ib.indices { scores[i * b.count + j] = Double(row[ib[j]]) }
         }
-        return PairwiseAlignment.align(rows: a.count, columns: b.count, scores: scores, gaps: gaps)
+        return scores
     }
 
     /// Identical letters among the aligned pairs.

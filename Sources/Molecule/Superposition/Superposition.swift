@@ -51,16 +51,21 @@ public enum Superposition {
         guard !tracesB.isEmpty else { throw .noProteinChain(side: "B") }
         let candidatesA = try chains(tracesA, named: options.chainA, side: "A", model: modelA)
         let candidatesB = try chains(tracesB, named: options.chainB, side: "B", model: modelB)
-        // The chain pair whose sequences align best (the first such pair in chain order on a tie).
-        var chosen: (CalphaTrace, CalphaTrace, PairwiseAlignment)?
+        // The chain pair whose sequences align best (the first such pair in chain order on a tie),
+        // ranked by score alone; chains with the same sequences (oligomers) are scored once.
+        var chosen: (CalphaTrace, CalphaTrace, Double)?
+        var scored: [[Character]: [[Character]: Double]] = [:]
         for ta in candidatesA {
+            let sa = ta.sequence
             for tb in candidatesB {
-                let alignment = SequenceAlignment.align(ta.sequence, tb.sequence)
-                if chosen == nil || alignment.score > chosen?.2.score ?? 0 { chosen = (ta, tb, alignment) }
+                let sb = tb.sequence
+                let score = scored[sa]?[sb] ?? SequenceAlignment.score(sa, sb)
+                scored[sa, default: [:]][sb] = score
+                if chosen == nil || score > chosen?.2 ?? 0 { chosen = (ta, tb, score) }
             }
         }
-        guard let (ta, tb, sequenceAlignment) = chosen else { throw .noProteinChain(side: "A") }
-        return try superpose(ta, onto: tb, sequenceAlignment: sequenceAlignment, options: options)
+        guard let (ta, tb, _) = chosen else { throw .noProteinChain(side: "A") }
+        return try superpose(ta, onto: tb, options: options)
     }
 
     /// Superposes trace `ta` onto trace `tb` (`sequenceAlignment` when already made).
