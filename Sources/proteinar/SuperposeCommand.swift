@@ -11,7 +11,7 @@ struct SuperposeCommand: ParsableCommand {
             structure when the sequence identity is below 40 % (a TM-align-like refinement), fits them by \
             Kabsch with matchmaker's pruning (pairs beyond 2.0 Å dropped, at least half kept) and gives the \
             RMSD, the TM-score normalised by B and the motion of A onto B. Without --chain-a/--chain-b the \
-            chain pair whose sequences align best is taken. docs/features.md, "Two structures compared".
+            chain pair whose sequences align best is taken. docs/formats.md, "Two structures compared".
             """
     )
 
