@@ -12,11 +12,13 @@ import Geometry
 /// 3. repeat from that superposition until the alignment stops changing (at most `iterations`
 ///    times), once with gap opening 0.6 and once with 0.
 ///
-/// The starting superpositions are the caller's (the sequence-based fit) and the best gapless
+/// The starting superpositions are the caller's (the sequence-based fit); the best gapless
 /// threading: each offset k pairing residue i with i + k wherever both exist (at least half of the
-/// shorter chain overlapping), scored by `TMScore.quick`. The alignment with the highest
-/// TM-score wins; its pairs farther apart than TM-align's cutoff (`TMScore.pairCutoff`) after its
-/// best superposition are dropped, as TM-align leaves them out of its aligned length and RMSD.
+/// shorter chain overlapping), scored by `TMScore.quick`; and the best superposition of the pairs
+/// that aligning the chains' helix/strand/coil states gives (`CalphaSecondaryStructure`). The
+/// alignment with the highest TM-score wins; its pairs farther apart than TM-align's cutoff
+/// (`TMScore.pairCutoff`) after its best superposition are dropped, as TM-align leaves them out of
+/// its aligned length and RMSD.
 public enum StructureAlignment {
     public struct Result: Sendable, Equatable {
         public var alignment: PairwiseAlignment
@@ -37,6 +39,11 @@ public enum StructureAlignment {
         let d0Pairing = TMScore.d0(length: min(a.count, b.count))
         var seeds = starts
         if let threading = gaplessThreading(a, b) { seeds.append(threading) }
+        let bySecondaryStructure = CalphaSecondaryStructure.align(CalphaSecondaryStructure.assign(a), CalphaSecondaryStructure.assign(b))
+        if bySecondaryStructure.count >= 3 {
+            seeds.append(TMScore.search(bySecondaryStructure.first.map { a[$0] }, bySecondaryStructure.second.map { b[$0] },
+                                        normalisingLength: lengthB, step: coarseStep).transform)
+        }
         var best: Result?
         for seed in seeds {
             for opening in gapOpenings {
