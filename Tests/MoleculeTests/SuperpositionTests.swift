@@ -105,6 +105,29 @@ struct SuperpositionTests {
         #expect(Self.maxDifference(r.transform, motion) < 1e-4)
     }
 
+    @Test("helix and strand from Cα alone: ubiquitin's helix and strands where DSSP has them (56 of 76 residues agree)")
+    func calphaSecondaryStructure() throws {
+        let model = try #require(Fixtures.read("pdb1ubi.pdb").firstModel)
+        let trace = CalphaTrace(model: model, chainIndex: 0)
+        let states = CalphaSecondaryStructure.assign(trace.positions)
+        let dssp = model.computeSecondaryStructure()
+        let chain = model.chains[0]
+        let residues = chain.residueRange.filter { model.residues[$0].kind == .aminoAcid && model.atomIndex(named: "CA", inResidue: $0) != nil }
+        #expect(residues.count == states.count)
+        var agree = 0
+        for (k, r) in residues.enumerated() {
+            let three: CalphaSecondaryStructure.State = switch dssp[r].threeState { case "H": .helix; case "E": .strand; default: .coil }
+            if three == states[k] { agree += 1 }
+        }
+        let ours = String(states.map { $0 == .helix ? "H" : $0 == .strand ? "E" : "-" })
+        let theirs = String(residues.map { dssp[$0].threeState == "C" ? "-" : dssp[$0].threeState })
+        // A rough rule without DSSP's hydrogen bonds: it misses the ends of elements (ubiquitin, 56 of 76).
+        #expect(Double(agree) >= 0.7 * Double(states.count), "\(agree) of \(states.count)\n\(ours)\n\(theirs)")
+        // The α-helix 23–34: DSSP's H, and ours for at least 9 of its 12 residues.
+        let helix = residues.enumerated().filter { (23...34).contains(model.residues[$0.element].number) }.map(\.offset)
+        #expect(helix.filter { states[$0] == .helix }.count >= 9, "\(ours)")
+    }
+
     @Test("a mismatched pair fails with an error that names what is wrong")
     func errors() throws {
         let protein = try Fixtures.read("pdb1ubi.pdb")
