@@ -18,7 +18,7 @@ import Geometry
 /// that aligning the chains' helix/strand/coil states gives (`CalphaSecondaryStructure`). The
 /// alignment with the highest TM-score wins; its pairs farther apart than TM-align's cutoff
 /// (`TMScore.pairCutoff`) after its best superposition are dropped, as TM-align leaves them out of
-/// its aligned length and RMSD.
+/// its aligned length, RMSD and TM-score, and the TM-score is that of the pairs that remain.
 public enum StructureAlignment {
     public struct Result: Sendable, Equatable {
         public var alignment: PairwiseAlignment
@@ -71,6 +71,12 @@ public enum StructureAlignment {
         var first: [Int] = [], second: [Int] = []
         for (i, j) in result.alignment.pairs where distance(result.transform.apply(a[i]), b[j]) <= cutoff {
             first.append(i); second.append(j)
+        }
+        if first.count < result.alignment.count, first.count >= 3 {
+            // The TM-score of the pairs that remain, as TM-align scores its pairs within d₈.
+            let kept = TMScore.search(first.map { a[$0] }, second.map { b[$0] }, normalisingLength: lengthB,
+                                      step: max(1, first.count / 200))
+            result.tmScore = kept.score; result.transform = kept.transform
         }
         result.alignment = PairwiseAlignment(first: first, second: second, score: result.alignment.score)
         return result
