@@ -68,11 +68,10 @@ public enum Superposition {
         return try superpose(ta, onto: tb, options: options)
     }
 
-    /// Superposes trace `ta` onto trace `tb` (`sequenceAlignment` when already made).
-    public static func superpose(_ ta: CalphaTrace, onto tb: CalphaTrace, sequenceAlignment: PairwiseAlignment? = nil,
-                                 options: Options = Options()) throws(SuperpositionError) -> SuperpositionResult {
+    /// Superposes trace `ta` onto trace `tb`.
+    public static func superpose(_ ta: CalphaTrace, onto tb: CalphaTrace, options: Options = Options()) throws(SuperpositionError) -> SuperpositionResult {
         let seqA = ta.sequence, seqB = tb.sequence
-        let bySequence = sequenceAlignment ?? SequenceAlignment.align(seqA, seqB)
+        let bySequence = SequenceAlignment.align(seqA, seqB)
         let a = ta.positions, b = tb.positions
         let sequenceIdentity = bySequence.count == 0 ? 0
             : Double(SequenceAlignment.identities(bySequence, seqA, seqB)) / Double(bySequence.count)

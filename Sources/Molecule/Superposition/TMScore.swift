@@ -29,34 +29,10 @@ public enum TMScore {
         return sum / Double(normalisingLength)
     }
 
-    /// A quick estimate for ranking many candidate alignments (TM-align's `get_score_fast`): fit all
-    /// pairs, then twice refit to the pairs within the search cutoff; the best score of the three.
+    /// A quick estimate for ranking many candidate alignments (as TM-align's `get_score_fast`): the
+    /// whole alignment as the only seed, fitted and refitted twice to the pairs within the cutoff.
     public static func quick(_ moving: [SIMD3<Double>], _ target: [SIMD3<Double>], normalisingLength: Int) -> Best {
-        let n = moving.count
-        var best = Best(score: 0, transform: .identity)
-        guard n > 0, normalisingLength > 0, var fit = KabschFit.fit(moving, target) else { return best }
-        let d0 = Self.d0(length: normalisingLength), d0s = d0 * d0
-        let cutoff = min(8, max(4.5, d0))
-        var distances = [Double](repeating: 0, count: n)
-        for round in 0..<3 {
-            var sum = 0.0
-            for k in 0..<n {
-                let d2 = lengthSquared(fit.transform.apply(moving[k]) - target[k])
-                distances[k] = d2.squareRoot()
-                sum += 1 / (1 + d2 / d0s)
-            }
-            let s = sum / Double(normalisingLength)
-            if s > best.score { best = Best(score: s, transform: fit.transform) }
-            if round == 2 { break }
-            var c = cutoff, picked: [Int] = []
-            repeat {
-                picked = (0..<n).filter { distances[$0] < c }
-                c += 0.5
-            } while picked.count < min(3, n)
-            guard let next = KabschFit.fit(moving, target, indices: picked) else { break }
-            fit = next
-        }
-        return best
+        search(moving, target, normalisingLength: normalisingLength, fragments: false, iterations: 3)
     }
 
     public struct Best: Sendable, Equatable {
@@ -66,9 +42,10 @@ public enum TMScore {
 
     /// The superposition of the pairs (moving[k], target[k]) with the highest TM-score normalised by
     /// `normalisingLength` (d₀ from that length unless given). `step` spaces the seeds of each length
-    /// (1 tries every start; larger is faster and coarser); `iterations` bounds each seed's refits.
+    /// (1 tries every start; larger is faster and coarser); `iterations` bounds each seed's refits;
+    /// without `fragments` the whole alignment is the only seed.
     public static func search(_ moving: [SIMD3<Double>], _ target: [SIMD3<Double>], normalisingLength: Int,
-                              d0: Double? = nil, step: Int = 1, iterations: Int = 20) -> Best {
+                              d0: Double? = nil, step: Int = 1, fragments: Bool = true, iterations: Int = 20) -> Best {
         let n = moving.count
         let d0 = d0 ?? Self.d0(length: normalisingLength)
         var best = Best(score: 0, transform: .identity)
@@ -81,6 +58,7 @@ public enum TMScore {
         let shortest = min(n, 4)
         while l > shortest { lengths.append(l); l /= 2 }
         lengths.append(shortest)
+        if !fragments { lengths = [n] }
         var distances = [Double](repeating: 0, count: n)
         func evaluate(_ t: RigidTransform) -> Double {
             var sum = 0.0
