@@ -2,7 +2,8 @@
 
 (a) MOL2: Open Babel (`obabel`, Debian's `openbabel`) writes MOL2 files at check time from the
     repository's copies of shared structures: the 200-record SDF (200 molecules in one MOL2), a
-    ChEMBL molfile, two proteins with their water (pdb1ubi, 1A8O) and benzene's XYZ. RDKit
+    ChEMBL molfile, proteins with their water (pdb1ubi as it is and with hydrogens added by
+    `obabel -h`, 1A8O), a complex with its ligands (3KPR, 13,434 atoms) and benzene's XYZ. RDKit
     (`Chem.MolFromMol2Block(block, removeHs=False, sanitize=False)`) reads each molecule; we read
     each molecule alone (`proteinar info --json`: atoms and bonds; `proteinar identify`: elements,
     for heavy atoms) and the whole file (`models` = molecules). Atoms, bonds and heavy atoms must
@@ -32,18 +33,20 @@ from proteinar_testing.paths import FIXTURES, ROOT
 RDLogger.DisableLog("rdApp.*")
 
 MOLECULE_FIXTURES = os.path.join(ROOT, "Tests", "MoleculeTests", "Fixtures")
-MOL2_SOURCES = ["first_200.props.sdf", "CHEMBL2321810_scaffold.mol", "pdb1ubi.pdb", "1A8O.pdb", "benzene.xyz"]
+# (file in Tests/Fixtures/structures, obabel's extra options)
+MOL2_SOURCES = [("first_200.props.sdf", []), ("CHEMBL2321810_scaffold.mol", []), ("pdb1ubi.pdb", []),
+                ("pdb1ubi.pdb", ["-h"]), ("1A8O.pdb", []), ("3KPR.pdb.gz", []), ("benzene.xyz", [])]
 CRYSTALS = sorted(os.path.basename(p) for p in glob.glob(os.path.join(MOLECULE_FIXTURES, "*.cif")))
 
 
-def obabel_mol2(source, out_dir):
-    """`obabel SOURCE -O X.mol2`: the MOL2 text Open Babel writes."""
+def obabel_mol2(source, out_dir, options=()):
+    """`obabel SOURCE [OPTIONS] -O X.mol2`: the MOL2 text Open Babel writes."""
     obabel = shutil.which("obabel")
     if obabel is None:
         pytest.fail("obabel is not installed: install Debian's openbabel (apt-get install openbabel; scripts/test does)",
                     pytrace=False)
     target = os.path.join(out_dir, os.path.basename(source) + ".mol2")
-    p = subprocess.run([obabel, source, "-O", target], capture_output=True, text=True, timeout=300)
+    p = subprocess.run([obabel, source, *options, "-O", target], capture_output=True, text=True, timeout=300)
     if p.returncode != 0 or not os.path.exists(target):
         pytest.fail(f"obabel could not convert {source}: {p.stderr.strip()[-300:]}", pytrace=False)
     with open(target) as f:
@@ -79,12 +82,12 @@ def our_counts(binary, path):
     return dict(atoms=info["atoms"], bonds=info["bonds"], heavy=heavy), info
 
 
-@pytest.mark.parametrize("name", MOL2_SOURCES)
-def test_mol2_counts_agree_with_rdkit(proteinar_bin, name):
+@pytest.mark.parametrize("name,options", MOL2_SOURCES, ids=[n + "".join(o) for n, o in MOL2_SOURCES])
+def test_mol2_counts_agree_with_rdkit(proteinar_bin, name, options):
     source = os.path.join(FIXTURES, name)
     assert os.path.exists(source), f"{source} is missing"
     with tempfile.TemporaryDirectory() as work:
-        text = obabel_mol2(source, work)
+        text = obabel_mol2(source, work, options)
         blocks = molecules(text)
         assert blocks, f"obabel wrote no molecule for {name}"
         whole = os.path.join(work, "all.mol2")
@@ -105,7 +108,7 @@ def test_mol2_counts_agree_with_rdkit(proteinar_bin, name):
             if ours != theirs:
                 mismatches.append(f"molecule {k}: ours {ours}, RDKit {theirs}")
         assert not mismatches, f"{name}: {len(mismatches)} of {len(blocks)} molecules differ: " + "; ".join(mismatches[:10])
-        print(f"{name}: {len(blocks)} molecule(s), {totals['atoms']} atoms, {totals['bonds']} bonds, "
+        print(f"{name}{' (obabel ' + ' '.join(options) + ')' if options else ''}: {len(blocks)} molecule(s), {totals['atoms']} atoms, {totals['bonds']} bonds, "
               f"{totals['heavy']} heavy atoms: equal to RDKit {Chem.rdBase.rdkitVersion}")
 
 
