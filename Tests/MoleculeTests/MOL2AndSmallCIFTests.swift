@@ -52,6 +52,36 @@ struct MOL2AndSmallCIFTests {
         #expect(summary.chains.first?.sequence == "MQ")
     }
 
+    @Test("a chain that comes back gets its residues moved to it, bonds following their atoms")
+    func chainsComeBack() throws {
+        let text = """
+        @<TRIPOS>MOLECULE
+        three residues
+         3 2 3
+        PROTEIN
+        NO_CHARGES
+
+        @<TRIPOS>ATOM
+         1 CA 0.0 0.0 0.0 C.3 1 ALA1 0.0
+         2 CA 3.8 0.0 0.0 C.3 2 GLY2 0.0
+         3 CA 7.6 0.0 0.0 C.3 3 SER3 0.0
+        @<TRIPOS>BOND
+         1 1 3 1
+         2 2 3 2
+        @<TRIPOS>SUBSTRUCTURE
+         1 ALA1 1 RESIDUE 1 A ALA
+         2 GLY2 2 RESIDUE 1 B GLY
+         3 SER3 3 RESIDUE 1 A SER
+
+        """
+        let m = try #require(try StructureReader.read(bytes: Array(text.utf8), fileName: "abc.mol2").firstModel)
+        #expect(m.chains.map(\.id) == ["A", "B"])
+        #expect(m.residues.map(\.name) == ["ALA", "SER", "GLY"])
+        #expect(m.atoms.positions.map(\.x) == [0, 7.6, 3.8])
+        // ALA–SER single, GLY–SER double, by the new indices.
+        #expect(m.bonds == [ModelBond(a: 0, b: 1, order: .single), ModelBond(a: 2, b: 1, order: .double)])
+    }
+
     @Test("SYBYL types give elements; LP is no atom; Du is unknown")
     func sybylTypes() throws {
         func element(_ t: String) -> Element? {
