@@ -135,7 +135,7 @@ public final class LibraryService: Sendable {
                 throw LibraryError.unreadable("\(error)")
             }
             guard let model = structure.models.first, model.atoms.count > 0 else {
-                throw LibraryError.unreadable("\(fileName): no atoms to show")
+                throw LibraryError.unreadable("\(fileName): \(structure.noAtomsMessage)")
             }
             let hash = Hashing.sha256Hex(plain)
             let summary = StructureSummary(structure)

@@ -70,7 +70,7 @@ public enum MoleculeSceneBuilder {
         }
         guard let model = structure.models.indices.contains(options.model - 1) ? structure.models[options.model - 1] : nil,
               model.atoms.count > 0 else {
-            throw MeshOptionError("the structure has no atoms to draw")
+            throw MeshOptionError(structure.models.allSatisfy { $0.atoms.isEmpty } ? structure.noAtomsMessage : "model \(options.model) has no atoms to draw")
         }
         let codes = structure.secondaryStructure(modelIndex: options.model - 1)
         let polymer = structure.polymerResidueFlags(modelIndex: options.model - 1)
@@ -83,9 +83,12 @@ public enum MoleculeSceneBuilder {
             visible = selection.atoms(in: model, structure: structure)
             guard visible.contains(true) else { throw MeshOptionError("selection '\(text)' matches nothing") }
         }
+        // Water is hidden by default, unless it is all there is to draw (a box of solvent, a file of
+        // HOH alone): then it is drawn rather than nothing.
+        let onlyWater = !(0..<model.atoms.count).contains { visible[$0] && !model.residues[Int(residueOf[$0])].isWater }
         for a in 0..<model.atoms.count where visible[a] {
             let r = Int(residueOf[a])
-            if options.hide.contains(.water), model.residues[r].isWater { visible[a] = false }
+            if options.hide.contains(.water), !onlyWater, model.residues[r].isWater { visible[a] = false }
             if options.hide.contains(.hydrogens), model.atoms.elements[a].isHydrogen { visible[a] = false }
             if options.hide.contains(.ligands), !polymer[r], !model.residues[r].isWater { visible[a] = false }
         }

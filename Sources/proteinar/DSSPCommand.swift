@@ -16,7 +16,7 @@ struct DSSPCommand: ParsableCommand {
 
     func run() throws {
         let structure = try readStructure(file)
-        guard let model = structure.firstModel else { throw CLIError("\(file): no atoms") }
+        guard let model = structure.firstModel else { throw CLIError("\(file): \(structure.noAtomsMessage)") }
         let codes = model.computeSecondaryStructure()
         var rows: [Row] = []
         for chain in model.chains {

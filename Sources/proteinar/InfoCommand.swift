@@ -6,7 +6,7 @@ struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
         abstract: "Describe a structure file: metadata, chains, counts, secondary structure, ligands, assemblies.",
-        discussion: "Reads PDB, mmCIF, BinaryCIF, SDF/MOL and XYZ, gzip-compressed or not; the format is recognised from the content."
+        discussion: "Reads PDB, mmCIF, BinaryCIF, SDF/MOL, MOL2, small-molecule CIF and XYZ, gzip-compressed or not; the format is recognised from the content. A PDB file of header records alone shows its metadata."
     )
 
     @Argument(help: "The structure file.") var file: String
@@ -42,7 +42,12 @@ struct InfoCommand: ParsableCommand {
         if !line.isEmpty { out.append(line.joined(separator: "   ")) }
         if !s.authors.isEmpty { out.append("Authors: \(s.authors.joined(separator: ", "))") }
         if !s.organisms.isEmpty { out.append("Organism: \(s.organisms.joined(separator: "; "))") }
+        if let c = s.cell {
+            out.append(String(format: "Cell: %.3f %.3f %.3f Å  %.2f %.2f %.2f°", c.a, c.b, c.c, c.alpha, c.beta, c.gamma)
+                       + (s.spaceGroup.map { "   Space group: \($0)" } ?? ""))
+        }
         out.append("Format: \(s.format)   Models: \(s.models)" + (s.assembly.map { "   Assembly: \($0)" } ?? ""))
+        if s.models == 0 { out.append("No atoms: the file holds only its header.") }
         out.append("Atoms: \(s.atoms)   Residues: \(s.residues)   Chains: \(s.chains.count)   Bonds: \(s.bonds)")
         if !s.chains.isEmpty {
             out.append("Chains:")

@@ -52,9 +52,13 @@ struct BadInputTests {
         #expect(e?.field?.contains("z") == true)
     }
 
-    @Test func pdbWithoutAtoms() {
-        let e = Self.error("HEADER    NOTHING HERE\nREMARK 2 RESOLUTION. 2.00 ANGSTROMS.\nEND\n", name: "noatoms.pdb")
-        #expect(e?.message.contains("no ATOM or HETATM") == true)
+    /// A header and no coordinates reads as its metadata without a model (`info` shows it).
+    @Test func pdbWithoutAtoms() throws {
+        let s = try StructureReader.read(bytes: Array("HEADER    NOTHING HERE\nREMARK   2 RESOLUTION.    2.00 ANGSTROMS.\nEND\n".utf8),
+                                         fileName: "noatoms.pdb")
+        #expect(s.models.isEmpty)
+        #expect(s.metadata.resolution == 2.0)
+        #expect(s.noAtomsMessage == "this file has no atoms: only its header")
     }
 
     @Test func truncatedPDBFile() throws {
@@ -243,3 +247,99 @@ struct DegenerateInputTests {
 extension String {
     func leftPadded(_ n: Int) -> String { count >= n ? self : String(repeating: " ", count: n - count) + self }
 }
+
+/// MOL2 and small-molecule CIF input that is malformed: each error names the file, the line and the field.
+extension BadInputTests {
+    static let mol2Header = "@<TRIPOS>MOLECULE\nm\n 2 1\nSMALL\nNO_CHARGES\n\n@<TRIPOS>ATOM\n"
+
+    @Test func mol2WithoutAtomSection() {
+        let e = Self.error("@<TRIPOS>MOLECULE\nm\n 2 0\nSMALL\nNO_CHARGES\n", name: "no-atoms.mol2")
+        #expect(e?.line == 1 && e?.field == "@<TRIPOS>ATOM" && e?.message.contains("no @<TRIPOS>ATOM section") == true)
+    }
+
+    @Test func mol2ShortAtomLine() {
+        let e = Self.error(Self.mol2Header + " 1 C1 0.0 0.0 0.0 C.3\n 2 C2 1.5 0.0\n", name: "short.mol2")
+        #expect(e?.file == "short.mol2" && e?.line == 9 && e?.field == "@<TRIPOS>ATOM")
+        #expect(e?.message.contains("atom 2: 4 fields where at least 6") == true)
+    }
+
+    @Test func mol2BondToMissingAtom() {
+        let e = Self.error(Self.mol2Header + " 1 C1 0.0 0.0 0.0 C.3\n 2 C2 1.5 0.0 0.0 C.3\n@<TRIPOS>BOND\n 1 1 7 1\n", name: "bond.mol2")
+        #expect(e?.line == 11 && e?.field == "@<TRIPOS>BOND target_atom_id (field 3)")
+        #expect(e?.message.contains("atom 7 is not an atom_id") == true)
+    }
+
+    @Test func mol2BadNumbers() {
+        let x = Self.error(Self.mol2Header + " 1 C1 0.0 1.2.3 0.0 C.3\n", name: "y.mol2")
+        #expect(x?.line == 8 && x?.field == "@<TRIPOS>ATOM y (field 4)")
+        let charge = Self.error(Self.mol2Header + " 1 C1 0.0 0.0 0.0 C.3 1 LIG1 zero\n", name: "q.mol2")
+        #expect(charge?.line == 8 && charge?.field == "@<TRIPOS>ATOM charge (field 9)")
+        let type = Self.error(Self.mol2Header + " 1 C1 0 0 0 C.3\n 2 C2 1.5 0 0 C.3\n@<TRIPOS>BOND\n 1 1 2 quadruple\n", name: "t.mol2")
+        #expect(type?.line == 11 && type?.field == "@<TRIPOS>BOND bond_type (field 4)")
+        let id = Self.error(Self.mol2Header + " one C1 0 0 0 C.3\n", name: "id.mol2")
+        #expect(id?.line == 8 && id?.field == "@<TRIPOS>ATOM atom_id (field 1)")
+    }
+
+    @Test func mol2HugeOrWrongCounts() {
+        let huge = Self.error("@<TRIPOS>MOLECULE\nm\n 999999999 0\nSMALL\n", name: "huge.mol2")
+        #expect(huge?.line == 3 && huge?.field == "@<TRIPOS>MOLECULE num_atoms (field 1)")
+        let nan = Self.error("@<TRIPOS>MOLECULE\nm\n lots 0\n", name: "nan.mol2")
+        #expect(nan?.line == 3 && nan?.field == "@<TRIPOS>MOLECULE num_atoms (field 1)")
+        let fewer = Self.error(Self.mol2Header + " 1 C1 0 0 0 C.3\n", name: "fewer.mol2")
+        #expect(fewer?.line == 1 && fewer?.message.contains("1 atom lines where its counts line declares 2") == true)
+        let more = Self.error(Self.mol2Header + " 1 C1 0 0 0 C.3\n 2 C2 0 0 1.5 C.3\n 3 C3 0 0 3 C.3\n", name: "more.mol2")
+        #expect(more?.line == 10 && more?.field == "@<TRIPOS>ATOM")
+        let twice = Self.error(Self.mol2Header + " 1 C1 0 0 0 C.3\n 1 C2 0 0 1.5 C.3\n", name: "twice.mol2")
+        #expect(twice?.line == 9 && twice?.message.contains("used twice") == true)
+        let early = Self.error("# a comment\n@<TRIPOS>ATOM\n 1 C1 0 0 0 C.3\n", name: "early.mol2")
+        #expect(early?.line == 2 && early?.field == "@<TRIPOS>MOLECULE")
+    }
+
+    static let crystal = """
+    data_x
+    _cell_length_a 5.0(1)
+    _cell_length_b 6.0
+    _cell_length_c 7.0
+    loop_
+    _symmetry_equiv_pos_as_xyz
+    x,y,z
+    -x,-y,-z
+    loop_
+    _atom_site_label
+    _atom_site_type_symbol
+    _atom_site_fract_x
+    _atom_site_fract_y
+    _atom_site_fract_z
+    C1 C 0.1 0.2 0.3
+    O1 O 0.2 0.3 0.4
+
+    """
+
+    @Test func smallCIFReads() throws {
+        let s = try StructureReader.read(bytes: Array(Self.crystal.utf8), fileName: "ok.cif")
+        #expect(s.firstModel?.atoms.count == 4)
+    }
+
+    @Test func smallCIFMissingCell() {
+        let e = Self.error(Self.crystal.replacingOccurrences(of: "_cell_length_b 6.0\n", with: ""), name: "cell.cif")
+        #expect(e?.field == "_cell_length_b" && e?.message.contains("required") == true)
+        let bad = Self.error(Self.crystal.replacingOccurrences(of: "_cell_length_c 7.0", with: "_cell_length_c seven"), name: "c.cif")
+        #expect(bad?.line == 4 && bad?.field == "_cell_length_c")
+        let flat = Self.error(Self.crystal.replacingOccurrences(of: "_cell_length_c 7.0", with: "_cell_length_c 0"), name: "flat.cif")
+        #expect(flat?.line == 2 && flat?.message.contains("cell length c") == true)
+    }
+
+    @Test func smallCIFBadNumbersAndOperations() {
+        let e = Self.error(Self.crystal.replacingOccurrences(of: "O1 O 0.2 0.3", with: "O1 O 0.2 0.3x"), name: "n.cif")
+        #expect(e?.line == 16 && e?.field == "_atom_site_fract_y" && e?.message.contains("0.3x") == true)
+        let op = Self.error(Self.crystal.replacingOccurrences(of: "-x,-y,-z", with: "-x,-y"), name: "op.cif")
+        #expect(op?.line == 8 && op?.field == "_symmetry_equiv_pos_as_xyz")
+        let column = Self.error(Self.crystal.replacingOccurrences(of: "_atom_site_fract_z\n", with: "").replacingOccurrences(of: " 0.3\n", with: "\n")
+            .replacingOccurrences(of: " 0.4\n", with: "\n"), name: "z.cif")
+        #expect(column?.field == "_atom_site_fract_z" && column?.line != nil)
+        let many = (0..<200).map { _ in "x,y,z" }.joined(separator: "\n")
+        let ops = Self.error(Self.crystal.replacingOccurrences(of: "x,y,z\n-x,-y,-z", with: many), name: "ops.cif")
+        #expect(ops?.field == "_symmetry_equiv_pos_as_xyz" && ops?.message.contains("more than the 192") == true)
+    }
+}
+

@@ -174,6 +174,9 @@ struct APITests {
 
         let garbage = try await server.request(.POST, "/api/molecules?name=junk.pdb", body: Array("this is not a structure\n".utf8))
         #expect(garbage.status == 422 && garbage.text.contains("junk.pdb"))
+        let header = try await server.request(.POST, "/api/molecules?name=header.pdb",
+                                              body: Array("HEADER    NOTHING\nTITLE     ONLY A HEADER\nEND\n".utf8))
+        #expect(header.status == 422 && header.text.contains("header.pdb: this file has no atoms: only its header (title 'ONLY A HEADER')"))
         let big = try await server.request(.POST, "/api/molecules?name=big.pdb", body: [UInt8](repeating: 65, count: 2 << 20))
         #expect(big.status == 413)
         // A small gzip that would inflate to 20 MB (the limit is 8 × the 1 MB upload limit here).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Create or update the Python venv used by the comparison scripts
-# (test_gemmi.py, test_dssp.py, test_superpose.py, check-models.py, decode-qr.py, test_schemathesis.py, and pytest, which runs the checks:
+# (test_gemmi.py, test_dssp.py, test_superpose.py, test_chem_formats.py, check-models.py, decode-qr.py, test_schemathesis.py, and pytest, which runs the checks:
 # pyproject.toml). Idempotent: re-running only checks
 # versions and exits quickly when everything is already installed.
 #
@@ -42,6 +42,7 @@ assert md.version("schemathesis") == "4.32.5"
 assert md.version("openapi-spec-validator") == "0.9.0"
 assert md.version("pytest") == "9.2.0"
 assert md.version("tmtools") == "0.3.0"
+assert md.version("rdkit") == "2026.9.1"
 EOF
 then
     log "already up to date ($VENV)"
@@ -56,6 +57,7 @@ log "installing gemmi==0.7.5 numpy einops trimesh pygltflib pycollada lxml zxing
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check openapi-spec-validator==0.9.0 >&2  # test_openapi.py
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check pytest==9.2.0 >&2  # runs the checks (pyproject.toml)
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check tmtools==0.3.0 >&2  # test_superpose.py: TM-align
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check rdkit==2026.9.1 >&2  # test_chem_formats.py (MOL2 counts)
 log "installing pydssp==0.9.1 (--no-deps, avoids torch)"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
     --no-deps pydssp==0.9.1 >&2

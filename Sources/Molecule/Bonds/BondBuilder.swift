@@ -9,7 +9,8 @@ import Geometry
 ///    residue's bonds, and their hydrogens the dictionary does not name go to the nearest heavy atom.
 /// Every bond is checked against the covalent range of its two elements, so a wrong or
 /// symmetry-generated link in a file never yields a stretched bond. Atoms of different alternate
-/// locations are never bonded to each other.
+/// locations are never bonded to each other. A model whose file states its bonds by atom index
+/// (an SDF/MOL or MOL2 record, a dictionary entry) has exactly those bonds.
 ///
 /// The work is bounded whatever the input: a stated or dictionary bond matching more than 64 atom
 /// pairs is not one bond and is skipped, and the distance search has the budget below.
@@ -27,6 +28,9 @@ public enum BondBuilder {
     public static let searchVisitsPerAtom = 256
 
     public static func bonds(of model: Model, in structure: Structure, table: ComponentBondTable = .standard) -> BondList {
+        // A record that states its bonds by atom index (SDF/MOL, MOL2, a dictionary entry) defines
+        // its molecule: those bonds, and no others from names or distances.
+        if !model.bonds.isEmpty { return statedBonds(of: model) }
         var list = BondList()
         list.a.reserveCapacity(model.atoms.count + model.atoms.count / 8)
         list.b.reserveCapacity(model.atoms.count + model.atoms.count / 8)
@@ -152,18 +156,8 @@ public enum BondBuilder {
             }
         }
 
-        // Bonds a small-molecule record or a dictionary entry states by atom index define the
-        // molecule, so they are kept whatever the geometry (entries may have no coordinates).
-        for bond in model.bonds {
-            let i = Int(bond.a), j = Int(bond.b)
-            guard i >= 0, j >= 0, i < atoms.count, j < atoms.count, i != j else { continue }
-            let key = UInt64(UInt32(min(i, j))) << 32 | UInt64(UInt32(max(i, j)))
-            if seen.insert(key).inserted { list.append(i, j, bond.order) }
-        }
-
-        // 4. Distance fallback inside residues the table does not know (skipped for records that
-        // carry their own bonds).
-        if !unknownResidues.isEmpty, model.bonds.isEmpty {
+        // 4. Distance fallback inside residues the table does not know.
+        if !unknownResidues.isEmpty {
             var indices: [Int] = []
             for r in unknownResidues { indices.append(contentsOf: model.residues[r].atomRange) }
             let residueOf = model.residueIndexOfAtoms()
@@ -192,6 +186,21 @@ public enum BondBuilder {
                     return bondsOf[i] < cap
                 }
             }
+        }
+        return list
+    }
+
+    /// The bonds a record states by atom index, kept whatever the geometry (dictionary entries may
+    /// have no coordinates); each pair once.
+    static func statedBonds(of model: Model) -> BondList {
+        var list = BondList()
+        var seen = Set<UInt64>()
+        let n = model.atoms.count
+        for bond in model.bonds {
+            let i = Int(bond.a), j = Int(bond.b)
+            guard i >= 0, j >= 0, i < n, j < n, i != j else { continue }
+            let key = UInt64(UInt32(min(i, j))) << 32 | UInt64(UInt32(max(i, j)))
+            if seen.insert(key).inserted { list.append(i, j, bond.order) }
         }
         return list
     }

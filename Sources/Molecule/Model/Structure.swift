@@ -18,6 +18,13 @@ public struct Structure: Sendable {
     public init() {}
 
     public var firstModel: Model? { models.first }
+
+    /// What to say when a file read but holds no atom (a PDB file of header records alone):
+    /// "this file has no atoms: only its header (title 'HIV-1 PROTEASE')".
+    public var noAtomsMessage: String {
+        let title = metadata.title.isEmpty ? metadata.id : metadata.title
+        return title.isEmpty ? "this file has no atoms: only its header" : "this file has no atoms: only its header (title '\(title.prefix(80))')"
+    }
 }
 
 public struct Metadata: Sendable, Equatable {
@@ -40,6 +47,10 @@ public struct Metadata: Sendable, Equatable {
     /// Full names of the chemical components the file names (mmCIF `_chem_comp.name`, PDB HETNAM),
     /// by their code: "AP5" → "BIS(ADENOSINE)-5'-PENTAPHOSPHATE".
     public var componentNames: [String: String] = [:]
+    /// The crystal's unit cell (PDB CRYST1, a small-molecule CIF's `_cell`), when the file gives one.
+    public var cell: UnitCell?
+    /// Its space group as the file names it ("P 21 21 21", "P 1 21/c 1").
+    public var spaceGroup = ""
 
     public init() {}
 
@@ -57,7 +68,7 @@ public struct Metadata: Sendable, Equatable {
         func cut(_ s: String, _ n: Int) -> String { s.count > n ? String(s.prefix(n - 1)) + "…" : s }
         func cut(_ list: [String]) -> [String] { list.prefix(Self.listEntries).map { cut($0, Self.fieldCharacters) } }
         id = cut(id, Self.fieldCharacters); title = cut(title, Self.titleCharacters)
-        classification = cut(classification, Self.fieldCharacters); depositionDate = cut(depositionDate, Self.fieldCharacters)
+        classification = cut(classification, Self.fieldCharacters); spaceGroup = cut(spaceGroup, 40); depositionDate = cut(depositionDate, Self.fieldCharacters)
         keywords = cut(keywords); experimentalMethods = cut(experimentalMethods); authors = cut(authors)
         compounds = cut(compounds); sourceOrganisms = cut(sourceOrganisms)
         if componentNames.count > Self.listEntries || componentNames.contains(where: { $0.key.count > 16 || $0.value.count > Self.fieldCharacters }) {
@@ -198,5 +209,6 @@ public enum BondOrder: UInt8, Sendable, Equatable {
 }
 
 public enum StructureFormat: String, Sendable, Equatable, CaseIterable {
-    case pdb, mmcif, binaryCIF = "bcif", sdf, mol2000 = "mol", xyz
+    /// `smallMoleculeCIF`: a crystal structure in CIF (core dictionary: cell, symmetry, fractional sites).
+    case pdb, mmcif, binaryCIF = "bcif", sdf, mol2000 = "mol", mol2, smallMoleculeCIF = "cif", xyz
 }

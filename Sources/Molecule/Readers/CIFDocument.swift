@@ -7,6 +7,25 @@ public struct CIFBlock: Sendable {
     public init(name: String) { self.name = name }
 
     public subscript(category: String) -> CIFCategory? { categories[category] }
+
+    /// The column of a whole tag in lower case without its underscore, written either way:
+    /// "atom_site_fract_x" finds CIF1's `_atom_site_fract_x` (in whatever category its loop was
+    /// given) and mmCIF's `_atom_site.fract_x`; "cell_length_a" a single item.
+    public func column(tag: String) -> CIFColumn? {
+        let t = Array(tag.utf8)
+        if let dot = t.firstIndex(of: 0x2E) {
+            return categories[String(decoding: t[..<dot], as: UTF8.self)]?[String(decoding: t[(dot + 1)...], as: UTF8.self)]
+        }
+        if let single = categories[tag]?[""] { return single }
+        // The category is a beginning of the tag ending before an underscore; the field the rest.
+        var k = t.count - 1
+        while k > 0 {
+            if t[k] == 0x5F, let c = categories[String(decoding: t[..<k], as: UTF8.self)],
+               let column = c[String(decoding: t[(k + 1)...], as: UTF8.self)] { return column }
+            k -= 1
+        }
+        return nil
+    }
 }
 
 public struct CIFCategory: Sendable {

@@ -143,6 +143,12 @@ private struct CIFLexer {
         return nil
     }
 
+    /// Whether a tag token holds a dot (mmCIF's "_category.field").
+    func hasDot(_ t: CIFToken) -> Bool {
+        for k in (t.start + 1)..<t.end where b[k] == 0x2E { return true }
+        return false
+    }
+
     /// "_atom_site.Cartn_x" → ("atom_site", "cartn_x"); a tag without a dot is its own category.
     func splitTag(_ t: CIFToken) -> (String, String) {
         var dot = -1
@@ -157,6 +163,30 @@ private struct CIFLexer {
 
 private struct CIFBlockParser {
     var lexer: CIFLexer
+
+    /// The category and field names of a loop of CIF1 tags (no dot): the category is their common
+    /// beginning up to an underscore ("atom_site" for `_atom_site_label`, `_atom_site_fract_x`), the
+    /// fields the rest. One tag alone splits at its last underscore. Where that category is taken
+    /// with another row count (`isFree` says no), a shorter beginning is tried; with none left, nil
+    /// (the caller then treats the tags as before CIF1 names were read: each its own category).
+    /// `CIFBlock.column(tag:)` finds them by tag.
+    static func undottedCategory(_ tags: [String], isFree: (String) -> Bool) -> (String, [String])? {
+        let bytes = tags.map { Array($0.utf8) }
+        var common = bytes[0].count
+        for t in bytes.dropFirst() {
+            var k = 0
+            while k < min(common, t.count), t[k] == bytes[0][k] { k += 1 }
+            common = k
+        }
+        // Every underscore inside the common part that leaves each tag a non-empty rest.
+        var cuts: [Int] = []
+        for k in 1..<max(1, common) where bytes[0][k] == 0x5F && bytes.allSatisfy({ $0.count > k + 1 }) { cuts.append(k) }
+        for k in cuts.reversed() {
+            let name = String(decoding: bytes[0][..<k], as: UTF8.self)
+            if isFree(name) { return (name, bytes.map { String(decoding: $0[(k + 1)...], as: UTF8.self) }) }
+        }
+        return nil
+    }
 
     mutating func parse(starts: inout [Int32], lengths: inout [Int32]) throws -> [(name: String, pending: [PendingCategory])] {
         var blocks: [(name: String, pending: [PendingCategory])] = []
@@ -206,22 +236,44 @@ private struct CIFBlockParser {
                 let loopStart = token.start
                 var names: [String] = []
                 var category = ""
+                // CIF1 (core dictionary) names have no dot: "_atom_site_fract_x". Their loop's
+                // category is found once all its tags are read.
+                var undotted: [String] = []
                 token = try lexer.next()
                 while token.kind == .tag {
                     let (cat, field) = lexer.splitTag(token)
-                    if names.isEmpty { category = cat } else if cat != category {
-                        throw lexer.error("loop mixes categories _\(category) and _\(cat)", at: token.start)
+                    if field.isEmpty && !lexer.hasDot(token) {
+                        guard names.isEmpty else { throw lexer.error("loop mixes categories _\(category) and _\(cat)", at: token.start) }
+                        undotted.append(cat)
+                    } else {
+                        if let first = undotted.first { throw lexer.error("loop mixes categories _\(first) and _\(cat)", at: token.start) }
+                        if names.isEmpty { category = cat } else if cat != category {
+                            throw lexer.error("loop mixes categories _\(category) and _\(cat)", at: token.start)
+                        }
+                        names.append(field)
                     }
-                    names.append(field)
                     token = try lexer.next()
                 }
-                guard !names.isEmpty else { throw lexer.error("loop_ without tags", at: loopStart) }
+                guard !names.isEmpty || !undotted.isEmpty else { throw lexer.error("loop_ without tags", at: loopStart) }
                 let first = starts.count
                 while token.kind == .value {
                     append(token)
                     token = try lexer.next()
                 }
                 let count = starts.count - first
+                let tagCount = max(names.count, undotted.count)
+                if !undotted.isEmpty {
+                    let rows = count % tagCount == 0 ? count / tagCount : -1
+                    if let split = CIFBlockParser.undottedCategory(undotted, isFree: { name in
+                        !pending.contains { $0.name == name && $0.rowCount != rows }
+                    }) {
+                        (category, names) = split
+                    } else if undotted.count == 1 {
+                        (category, names) = (undotted[0], [""])
+                    } else {
+                        throw lexer.error("loop mixes categories _\(undotted[0]) and _\(undotted[1])", at: loopStart)
+                    }
+                }
                 guard count % names.count == 0 else {
                     throw lexer.error("loop of _\(category) has \(count) values, not a multiple of its \(names.count) tags (truncated or misaligned row)",
                                       at: token.start < b.count ? token.start : max(0, b.count - 1), field: "_\(category)")

@@ -5,7 +5,7 @@ enum MMCIFReader {
         "atom_site", "entry", "struct", "struct_keywords", "pdbx_database_status", "exptl", "refine", "reflns",
         "em_3d_reconstruction", "citation", "citation_author", "audit_author", "entity_src_gen", "entity_src_nat",
         "pdbx_entity_src_syn", "entity", "entity_poly", "entity_poly_seq", "struct_conf", "struct_sheet_range",
-        "struct_conn", "pdbx_struct_oper_list", "pdbx_struct_assembly", "pdbx_struct_assembly_gen", "chem_comp",
+        "struct_conn", "pdbx_struct_oper_list", "pdbx_struct_assembly", "pdbx_struct_assembly_gen", "chem_comp", "cell", "symmetry",
     ]
 
     static func read(_ block: CIFBlock, fileName: String, format: StructureFormat, limits: ReadLimits = .standard) throws -> Structure {
@@ -165,6 +165,15 @@ enum MMCIFReader {
         md.resolution = [("refine", "ls_d_res_high"), ("reflns", "d_resolution_high"), ("em_3d_reconstruction", "resolution")]
             .lazy.compactMap { block[$0.0]?[$0.1]?.double(0) }.first
         md.authors = all(block, "audit_author", "name")
+        // The crystal's cell, as CRYST1 gives it (the 1 Å placeholder of NMR and EM entries is no cell).
+        let lengths = ["length_a", "length_b", "length_c", "angle_alpha", "angle_beta", "angle_gamma"].map { block["cell"]?[$0]?.double(0) }
+        if let a = lengths[0], let b = lengths[1], let c = lengths[2], !(a == 1 && b == 1 && c == 1) {
+            let cell = UnitCell(a: a, b: b, c: c, alpha: lengths[3] ?? 90, beta: lengths[4] ?? 90, gamma: lengths[5] ?? 90)
+            if cell.problem == nil {
+                md.cell = cell
+                md.spaceGroup = first(block, "symmetry", "space_group_name_h-m") ?? ""
+            }
+        }
         if let cit = block["citation"] {
             var row = 0
             if let ids = cit["id"] { row = (0..<cit.rowCount).first { ids.string($0) == "primary" } ?? 0 }

@@ -95,11 +95,10 @@ struct PDBParser {
                 try record(name, line)
             }
         }
-        guard sawAtoms else {
-            if n == 0 { throw StructureReadError(file: fileName, message: "the file is empty") }
-            throw StructureReadError(file: fileName, line: lineNumber, message: "no ATOM or HETATM records: not a usable PDB file")
-        }
-        structure.models = builder.finish()
+        // A file of header records alone (HEADER, TITLE, CRYST1, … and no ATOM or HETATM) is its
+        // metadata with no model: `info` shows it, and drawing it says why there is nothing to draw.
+        if !sawAtoms, n == 0 { throw StructureReadError(file: fileName, message: "the file is empty") }
+        structure.models = builder.finish().filter { sawAtoms || !$0.atoms.isEmpty }
         finishMetadata()
         finishConect()
         return structure
@@ -120,6 +119,13 @@ struct PDBParser {
             structure.metadata.depositionDate = PDBParser.isoDate(line.string(51, 59))
             structure.metadata.id = line.string(63, 66)
         case "TITLE": titleParts.append(line.string(11, 80))
+        case "CRYST1":
+            // Unit cells of 1 Å (NMR and EM entries' placeholder) are no crystal.
+            let v = [(7, 15), (16, 24), (25, 33), (34, 40), (41, 47), (48, 54)].map { NumberParsing.double(line.bytes($0.0, $0.1)) }
+            if let a = v[0], let b = v[1], let c = v[2], let al = v[3], let be = v[4], let ga = v[5], !(a == 1 && b == 1 && c == 1) {
+                let cell = UnitCell(a: a, b: b, c: c, alpha: al, beta: be, gamma: ga)
+                if cell.problem == nil { structure.metadata.cell = cell; structure.metadata.spaceGroup = line.string(56, 66) }
+            }
         case "COMPND": compnd += " " + line.string(11, 80)
         case "SOURCE": source += " " + line.string(11, 79)
         case "KEYWDS": keywds += " " + line.string(11, 79)
@@ -220,8 +226,17 @@ struct PDBParser {
         guard abs(x) < 1e6, abs(y) < 1e6, abs(z) < 1e6 else { throw error("coordinate out of range", field: "coordinates (columns 31-54)") }
         let serial = PDBNumberField.decode(line.bytes(7, 11), width: 5, hexMode: &serialHex) ?? 0
         let resField = line.bytes(23, 26)
-        guard let resNum = PDBNumberField.decode(resField, width: 4, hexMode: &residueHex) else {
+        guard var resNum = PDBNumberField.decode(resField, width: 4, hexMode: &residueHex) else {
             throw error("residue number is not a number: '\(line.string(23, 26))'", field: "residue number (columns 23-26)")
+        }
+        // Residue numbers past 9999 that spill into the insertion-code column and beyond, as some
+        // MD tools write them ("10000" in columns 23-27): read as GROMACS and VMD read them.
+        var icodeColumn = 27
+        if !residueHex, line.byte(27) >= 0x30, line.byte(27) <= 0x39, resField.count == 4,
+           resField.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) {
+            var end = 27
+            while end < 30, line.byte(end + 1) >= 0x30, line.byte(end + 1) <= 0x39 { end += 1 }
+            if let wide = NumberParsing.int(line.bytes(23, end)) { resNum = wide; icodeColumn = 0 }
         }
         let occupancy = r.count >= 60 ? (NumberParsing.double(line.bytes(55, 60)) ?? 1) : 1
         let bFactor = r.count >= 66 ? (NumberParsing.double(line.bytes(61, 66)) ?? 0) : 0
@@ -233,7 +248,7 @@ struct PDBParser {
             if c.count == 2, c[0] >= 0x30, c[0] <= 0x39 { charge = Int8(c[0] - 0x30) * (c[1] == 0x2D ? -1 : 1) }
         }
         builder.residue(chain: line.trimmed(21, 22), name: line.trimmed(18, 20), number: Int32(clamping: resNum),
-                        insertionCode: PDBParser.code(line.byte(27)))
+                        insertionCode: icodeColumn == 0 ? 0 : PDBParser.code(line.byte(icodeColumn)))
         builder.addAtom(Atom(name: String(decoding: name, as: UTF8.self), element: element, serial: Int32(clamping: serial),
                              altLoc: PDBParser.code(line.byte(17)), occupancy: Float(occupancy), bFactor: Float(bFactor),
                              formalCharge: charge, isHetero: hetero, position: SIMD3(Float(x), Float(y), Float(z))))

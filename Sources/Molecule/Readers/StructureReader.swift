@@ -31,7 +31,7 @@ public enum StructureReader {
         guard !bytes.isEmpty else { throw StructureReadError(file: fileName, message: "the file is empty") }
         guard bytes.count < maximumSize else { throw StructureReadError(file: fileName, message: "the file is larger than 2 GB") }
         guard let format = detectFormat(bytes) else {
-            throw StructureReadError(file: fileName, byteOffset: 0, message: "not a recognised structure format (expected PDB, mmCIF, BinaryCIF, SDF/MOL or XYZ)")
+            throw StructureReadError(file: fileName, byteOffset: 0, message: "not a recognised structure format (expected PDB, mmCIF, BinaryCIF, SDF/MOL, MOL2, CIF (small molecule) or XYZ)")
         }
         if format != .binaryCIF { try checkText(bytes, fileName: fileName) }
         switch format {
@@ -41,20 +41,30 @@ public enum StructureReader {
             let blocks = try BinaryCIFDecoder.decode(bytes, fileName: fileName, maxDecodedValues: budget,
                                                      only: MMCIFReader.categoriesRead.union(ChemicalComponentReader.categoriesRead))
             return try readCIF(blocks, fileName: fileName, format: .binaryCIF, limits: limits)
-        case .mmcif:
+        case .mmcif, .smallMoleculeCIF:
             return try readCIF(try CIFParser.parse(bytes, fileName: fileName), fileName: fileName, format: .mmcif, limits: limits)
         case .pdb:
             return try bytes.withUnsafeBufferPointer { try PDBReader.read($0, fileName: fileName, limits: limits) }
         case .sdf, .mol2000:
             return try bytes.withUnsafeBufferPointer { try SDFReader.read($0, fileName: fileName, limits: limits) }
+        case .mol2:
+            return try bytes.withUnsafeBufferPointer { try MOL2Reader.read($0, fileName: fileName, limits: limits) }
         case .xyz:
             return try bytes.withUnsafeBufferPointer { try XYZReader.read($0, fileName: fileName, limits: limits) }
         }
     }
 
-    /// A model file's first block with `_atom_site`, or else the file's chemical components.
+    /// A model file's first block with Cartesian `_atom_site` coordinates, else a crystal
+    /// structure's first block with fractional ones (`_atom_site_fract_x`), else the first block
+    /// with any `_atom_site`, or else the file's chemical components.
     static func readCIF(_ blocks: [CIFBlock], fileName: String, format: StructureFormat, limits: ReadLimits = .standard) throws -> Structure {
         guard !blocks.isEmpty else { throw StructureReadError(file: fileName, message: "the CIF file has no data_ block") }
+        if let block = blocks.first(where: { $0["atom_site"]?["cartn_x"] != nil }) {
+            return try MMCIFReader.read(block, fileName: fileName, format: format, limits: limits)
+        }
+        if format != .binaryCIF, let block = blocks.first(where: SmallMoleculeCIFReader.isCrystalStructure) {
+            return try SmallMoleculeCIFReader.read(block, fileName: fileName, limits: limits)
+        }
         if let block = blocks.first(where: { $0["atom_site"] != nil }) {
             return try MMCIFReader.read(block, fileName: fileName, format: format, limits: limits)
         }
@@ -100,7 +110,7 @@ public enum StructureReader {
     }
 
     /// Recognises the format from the first bytes: BinaryCIF is a MessagePack map; CIF starts with
-    /// `data_` (after comments); SDF/MOL has `V2000`/`V3000` on its counts line; XYZ starts with an
+    /// `data_` and MOL2 with `@<TRIPOS>` (after comments); SDF/MOL has `V2000`/`V3000` on its counts line; XYZ starts with an
     /// atom count; PDB has record names in columns 1-6.
     public static func detectFormat(_ b: [UInt8]) -> StructureFormat? {
         guard let first = b.first else { return nil }
@@ -111,6 +121,7 @@ public enum StructureReader {
             let t = line.trimmingSpaces
             if t.isEmpty || t.hasPrefix("#") { continue }
             if t.lowercased().hasPrefix("data_") { return .mmcif }
+            if t.hasPrefix("@<TRIPOS>") { return .mol2 }
             break
         }
         if lines.count > 3, lines[3].contains("V2000") || lines[3].contains("V3000") {

@@ -53,6 +53,9 @@ public struct StructureSummary: Codable, Sendable, Equatable {
     public var assemblies: [AssemblySummary]
     /// The assembly the counts describe, if one was expanded.
     public var assembly: String?
+    /// The crystal's unit cell (CRYST1, a small-molecule CIF's `_cell`) and space group, when given.
+    public var cell: UnitCell?
+    public var spaceGroup: String?
 
     /// Encodes every key, with `null` for absent values, so scripts can rely on the keys being there.
     public func encode(to encoder: any Encoder) throws {
@@ -67,6 +70,7 @@ public struct StructureSummary: Codable, Sendable, Equatable {
         try c.encode(secondaryStructureSource, forKey: .secondaryStructureSource)
         try c.encode(ligands, forKey: .ligands); try c.encode(waters, forKey: .waters)
         try c.encode(assemblies, forKey: .assemblies); try c.encode(assembly, forKey: .assembly)
+        try c.encode(cell, forKey: .cell); try c.encode(spaceGroup, forKey: .spaceGroup)
     }
 
     /// Summarises model `modelIndex` of `structure`; `bonds` may be skipped (-1) for speed.
@@ -77,6 +81,8 @@ public struct StructureSummary: Codable, Sendable, Equatable {
         authors = md.authors; organisms = md.sourceOrganisms
         models = structure.models.count
         self.assembly = assembly
+        cell = md.cell
+        spaceGroup = md.spaceGroup.isEmpty ? nil : md.spaceGroup
         guard modelIndex < structure.models.count else {
             atoms = 0; residues = 0; bonds = structure.explicitBonds.count; chains = []; secondaryStructure = [:]
             secondaryStructureSource = "none"; ligands = []; waters = 0; assemblies = []
