@@ -16,6 +16,7 @@ import { setupModelsPlayer } from './models-player.js';
 import { setupSequenceStrip } from './sequence-strip.js';
 import { setupViewLink } from './view-link.js';
 import { setupMeasure } from './measure.js';
+import { setupInteractions } from './interactions.js';
 
 // A big model also gets a coarse version for the viewer to draw while it moves, if full frames
 // turn out too slow on this device. It is a background nicety: failures are ignored.
@@ -51,9 +52,11 @@ export function setupExplore(app) {
     onFrame: () => { labels.modelChanged(); measure.modelChanged(); sequence.modelChanged(); },
   });
   const measure = setupMeasure({ $, el, say, viewer: () => viewer, molecule: () => current, style: () => $('style').value });
+  // What holds each ligand, and the binding-site view (the model's `site`): interactions.js.
+  const interactions = setupInteractions({ $, el, say, viewer: () => viewer, molecule: () => current, show: () => showModel() });
   // The view as a link: the address follows it, and an address with a view shows it (view-link.js).
   const link = setupViewLink({
-    $, say, viewer: () => viewer, molecule: () => current, options: modelOptions, setSticks: (s) => { neighbourSticks = s; }, labels, measure,
+    $, say, viewer: () => viewer, molecule: () => current, options: modelOptions, setSticks: (s) => { neighbourSticks = s; }, setSite: interactions.setSite, labels, measure,
   });
 
   function ensureViewer() {
@@ -96,6 +99,7 @@ export function setupExplore(app) {
     const highlight = $('highlight').value.trim();
     if (highlight) options.highlight = highlight;
     if (neighbourSticks) options.sticks = neighbourSticks;
+    if (interactions.site()) options.site = interactions.site();
     return options;
   }
 
@@ -124,6 +128,7 @@ export function setupExplore(app) {
       measure.modelChanged();
       progress(null);
       say(`${current.id}: ${current.title}`);
+      interactions.modelChanged();  // after the title: it says what it framed
       rememberLastMolecule(current.id);
       app.onModelShown();
       loadCoarse(current.id, controller.signal);
@@ -142,6 +147,7 @@ export function setupExplore(app) {
       const url = await api.prepareModel(id, 'glb', { ...modelOptions(), 'max-triangles': COARSE_TRIANGLES, compression: 'meshopt' }, { signal });
       await viewer.loadCoarse(url, { signal });
       sequence.modelChanged();  // the coarse model is highlighted too
+      interactions.modelChanged();
     } catch {
       // The full model stays; motion is just slower.
     }
@@ -166,6 +172,7 @@ export function setupExplore(app) {
       if (current?.id !== m.id) { labels.clear(); measure.clear(); player.clear(); neighbourSticks = ''; }
       current = m;
       sequence.show(m.id);
+      interactions.show(m.id);
       $('entry-id').value = m.id;
       $('view-controls').hidden = false;
       details.show(m);

@@ -4,8 +4,8 @@
 // &labels=A:13,A:88&measure=101-230,5-9-12. The address bar follows the view as it changes (replaced,
 // never a new history entry), and Share view hands the link to the system's share sheet on a phone,
 // or copies it and shows it with its QR code. What each parameter holds:
-//   style, color, hide, highlight, sticks: the model's options, as the server takes them (only those
-//     that differ from the page's own defaults);
+//   style, color, hide, highlight, sticks, site: the model's options, as the server takes them (only
+//     those that differ from the page's own defaults; site is the binding-site view, interactions.js);
 //   view: the camera about the model's framing: q its rotation (a quaternion), d its distance as a
 //     multiple of the first view's (d0.5 is twice as close), t where it looks, from the model's middle
 //     in model radii (the same model options frame a model the same way, on any screen);
@@ -14,7 +14,7 @@
 import { identifyTable } from './identify.js';
 import { addressForPhones, drawQR } from './qr.js';
 
-const PARAMS = ['style', 'color', 'hide', 'highlight', 'sticks', 'view', 'labels', 'measure'];
+const PARAMS = ['style', 'color', 'hide', 'highlight', 'sticks', 'site', 'view', 'labels', 'measure'];
 const WRITE_AFTER_MS = 400;   // the address follows the view once it has been still this long
 const HIDE = ['water', 'ligands', 'hydrogens'];
 
@@ -95,7 +95,7 @@ export function readViewLink(hash) {
     id: safe(id),
     state: {
       style: raw.style || undefined, color: raw.color || undefined, hide: raw.hide || undefined,
-      highlight: raw.highlight || undefined, sticks: raw.sticks || undefined,
+      highlight: raw.highlight || undefined, sticks: raw.sticks || undefined, site: raw.site || undefined,
       view: raw.view ? readView(raw.view) ?? undefined : undefined,
       labels: list(raw.labels), measure,
     },
@@ -114,14 +114,16 @@ function residuesNamed(table, words) {
  * Explore's view link: the address bar follows the view, an address with a view is shown as it
  * says, and Share view shares it.
  * @param {{$: Function, say: Function, viewer: () => object|null, molecule: () => ({id: string, title: string}|null),
- *   options: () => object, setSticks: (selection: string) => void, labels: object, measure: object|null}} app
+ *   options: () => object, setSticks: (selection: string) => void, setSite?: (site: string, id: string) => void,
+ *   labels: object, measure: object|null}} app
  *   options: the model's options as asked for (explore.js's modelOptions); setSticks: the residues
- *   drawn as sticks over the style; labels: labels.js's; measure: measure.js's (list, restore, clear), or null
+ *   drawn as sticks over the style; setSite: the binding-site view of molecule `id` ('' for none,
+ *   interactions.js); labels: labels.js's; measure: measure.js's (list, restore, clear), or null
  * @returns {{arrive: (hash: string) => {id: string, rebuild: boolean}, modelShown: () => void}}
  *   arrive: the address changed (a link opened): sets the controls it names, and returns the
  *   molecule and whether the model shown must be built again; modelShown: call once a model is shown
  */
-export function setupViewLink({ $, say, viewer, molecule, options, setSticks, labels, measure }) {
+export function setupViewLink({ $, say, viewer, molecule, options, setSticks, setSite, labels, measure }) {
   const style = $('style'), colour = $('color'), highlight = $('highlight');
   const defaults = { style: style.value, color: colour.value, hide: options().hide };
   let pending = null;     // the view an address asked for, shown once its model is
@@ -146,7 +148,7 @@ export function setupViewLink({ $, say, viewer, molecule, options, setSticks, la
       style: o.style !== defaults.style ? o.style : null,
       color: (o.color ?? '') !== defaults.color ? o.color || 'auto' : null,
       hide: o.hide !== defaults.hide ? o.hide : null,
-      highlight: o.highlight, sticks: o.sticks,
+      highlight: o.highlight, sticks: o.sticks, site: o.site,
       view: cameraOf(v),
       labels: table ? marks.labels.map((r) => residueWords(table, r)) : [],
       measure: marks.measure,
@@ -169,8 +171,8 @@ export function setupViewLink({ $, say, viewer, molecule, options, setSticks, la
   // Every change of the view draws a frame: a turn, a style, a label, a measurement.
   $('viewer').addEventListener('viewer-frame', schedule);
 
-  // The controls as `state` says (its defaults for what it leaves out).
-  function setControls(state) {
+  // The controls as `state` says (its defaults for what it leaves out), for molecule `id`.
+  function setControls(state, id) {
     const pick = (select, value, fallback) => {
       select.value = [...select.options].some((o) => o.value === value) ? value : fallback;
     };
@@ -180,6 +182,7 @@ export function setupViewLink({ $, say, viewer, molecule, options, setSticks, la
     const hide = (state.hide ?? defaults.hide).split(',');
     for (const what of HIDE) $(`hide-${what}`).checked = hide.includes(what);
     setSticks(state.sticks ?? '');
+    setSite?.(state.site ?? '', id);
   }
 
   // The camera, labels and measurements an address asked for, on the model now shown.
@@ -256,7 +259,7 @@ export function setupViewLink({ $, say, viewer, molecule, options, setSticks, la
       if (!state || hash === written) return { id, rebuild: false };
       written = hash;
       const before = JSON.stringify(options());
-      setControls(state);
+      setControls(state, id);
       const same = molecule()?.id === id;
       const rebuild = same && JSON.stringify(options()) !== before;
       pending = { ...state, id };
