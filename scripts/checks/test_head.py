@@ -22,6 +22,7 @@ EXAMPLES = {
     "/api/molecules/{id}/model.{format}": ["/api/molecules/1AKE/model.glb", "/api/molecules/1AKE/model.usdz?style=cartoon"],
     "/api/molecules/{id}/thumbnail.png": ["/api/molecules/1AKE/thumbnail.png?size=128"],
     "/api/molecules/{id}/identify.json": ["/api/molecules/1AKE/identify.json"],
+    "/api/molecules/{id}/interactions": ["/api/molecules/1AKE/interactions"],
     "/api/archive/{id}": ["/api/archive/1AKE"],
     "/api/search": ["/api/search?q=kinase", "/api/search"],
     "/api/model-options": ["/api/model-options"],

@@ -8,7 +8,7 @@ import pytest
 
 from proteinar_testing.paths import FIXTURES
 
-FILES = sorted(f for f in os.listdir(FIXTURES) if not f.endswith(".tsv"))
+FILES = sorted(f for f in os.listdir(FIXTURES) if not f.endswith(".tsv") and os.path.isfile(os.path.join(FIXTURES, f)))
 FIELDS = ("id", "title", "method", "resolution", "models", "atoms", "residues", "bonds", "chains", "secondaryStructure", "assemblies")
 
 
