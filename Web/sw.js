@@ -25,8 +25,8 @@ const MODEL_VARIANTS = 6;                     // models kept per recent molecule
 const RECENT_ORDER = '/__proteinar/recent.json'; // the ids in RECENT, most recently opened first
 const STATIC = ['/manifest.webmanifest', '/api/model-options', '/icons/icon-192.png', '/icons/icon-512.png', '/icons/maskable-512.png', '/icons/apple-touch-icon.png'];
 // /api/molecules/ID, /api/molecules/ID/thumbnail.png, /api/molecules/ID/model.glb (the viewer's format),
-// /api/molecules/ID/identify.json (what a tap names).
-const MOLECULE_FILE = /^\/api\/molecules\/([^/]+)(?:\/(?:thumbnail\.png|model\.glb|identify\.json))?$/;
+// /api/molecules/ID/identify.json (what a tap names), /api/molecules/ID/interactions (what holds its ligands).
+const MOLECULE_FILE = /^\/api\/molecules\/([^/]+)(?:\/(?:thumbnail\.png|model\.glb|identify\.json|interactions))?$/;
 
 self.addEventListener('install', (event) => {
   // Waiting for every tab of the old version to close would leave a fixed app unused for days;

@@ -42,7 +42,8 @@ export async function keep(id) {
     }
   }
   if (models.size === 0) models.add(new URL(await api.prepareModel(id, 'glb', DEFAULT_MODEL), location.href).href);
-  const files = [path(id), `${path(id)}/thumbnail.png?size=64`, `${path(id)}/thumbnail.png?size=256`, `${path(id)}/identify.json`, ...models];
+  const files = [path(id), `${path(id)}/thumbnail.png?size=64`, `${path(id)}/thumbnail.png?size=256`, `${path(id)}/identify.json`,
+    `${path(id)}/interactions`, ...models];
   // Fetched first, written after: a failure halfway leaves nothing half kept.
   const answers = await Promise.all(files.map(async (url) => {
     let response;

@@ -152,11 +152,15 @@ def check_offline(base, check, shot, molecule="1AKE"):
             click(b, x, y)
             named = b.wait("const c = document.getElementById('identify-card');"
                            " return !c.hidden && c.dataset.atom === arguments[0] && document.getElementById('identify-residue').textContent", 10, str(atom))
+        # What holds its ligands was kept too (Explore's Interactions reads it).
+        held = b.js_async(f"""const done = arguments[arguments.length - 1];
+            fetch('/api/molecules/{molecule}/interactions').then((r) => r.ok ? r.json() : null).then((j) => done(j && j.sites.length), () => done(null));""") if again else None
         offline(b, False)
         check("a molecule kept offline opens offline even once the recently opened ones are gone", bool(again),
               str(b.js("return document.getElementById('status').textContent")) + ("" if again else f" {again_why}"))
         check("offline, a tap on the kept molecule still names what it touched (its identify table kept with it)", bool(named),
               str(named) + " " + str(b.js("return document.getElementById('status').textContent")))
+        check(f"offline, the kept molecule's interactions answer ({held} ligand sites)", bool(held), str(held))
         b.go(f"{base}/#/library")
         listed = b.wait(f"""const b = document.querySelector("#library-list li[data-molecule='{molecule}'] button.keep-offline");
                             return b && b.getAttribute('aria-pressed') === 'true' && [b.getAttribute('aria-label'), b.getAttribute('aria-pressed'), b.getBoundingClientRect().height]""", 20)
