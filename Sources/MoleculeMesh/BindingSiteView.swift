@@ -5,14 +5,14 @@ import SceneExport
 /// The binding-site view (`site=AP5` or `site=A:215`): the ligand in ball and stick, the residues of
 /// its site as sticks, the rest of the molecule as a faded cartoon, and each interaction as a dashed
 /// tube in its kind's colour (`InteractionKind.color`), from atom to atom or from a ring's or a
-/// charged group's centre. The first model only: interactions are found there.
+/// charged group's centre. Any model of an ensemble: its own interactions, so the site moves with it.
 struct BindingSiteView {
     let ligand: [Bool]
     let site: [Bool]
     let interactions: [Interaction]
 
-    init(_ structure: Structure, model: Model, query: String) throws {
-        let sites = InteractionFinder.sites(in: structure, ligand: query)
+    init(_ structure: Structure, model: Model, modelIndex: Int, query: String) throws {
+        let sites = InteractionFinder.sites(in: structure, ligand: query, modelIndex: modelIndex)
         guard let found = sites.first else {
             let all = InteractionReport(structure, sites: InteractionFinder.sites(in: structure)).sites
             let names = all.prefix(12).compactMap { $0.ligand.first.map { "\($0.residue) \($0.chain):\($0.number)" } }

@@ -97,8 +97,7 @@ public enum MoleculeSceneBuilder {
         var layers: [(Representation, [Bool])] = []
         var siteView: BindingSiteView?
         if let query = options.site {
-            guard options.model == 1 else { throw MeshOptionError("site: the binding-site view shows the first model (model=1)") }
-            let view = try BindingSiteView(structure, model: model, query: query)
+            let view = try BindingSiteView(structure, model: model, modelIndex: options.model - 1, query: query)
             let cartoon = (0..<model.atoms.count).map { visible[$0] && polymer[Int(residueOf[$0])] && !view.ligand[$0] }
             if cartoon.contains(true) { layers.append((.cartoon, cartoon)) }
             let sticks = (0..<model.atoms.count).map { visible[$0] && view.site[$0] }

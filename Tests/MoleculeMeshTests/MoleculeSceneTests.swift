@@ -193,6 +193,23 @@ struct MoleculeSceneTests {
         #expect(try MoleculeSceneBuilder.build(ake, options: options).1.layers.last == "interactions")
     }
 
+    @Test("the binding-site view of an NMR ensemble's other models: each model's own interactions (1LCD's DNA strand)")
+    func bindingSiteInMotion() throws {
+        let lcd = try MeshFixtures.load("1LCD.pdb")
+        var options = MoleculeSceneOptions()
+        options.site = "B:1"
+        options.model = 2
+        let (second, report) = try MoleculeSceneBuilder.build(lcd, options: options)
+        #expect(report.layers.last == "interactions" && second.meshes.last?.name == "interactions")
+        options.model = 1
+        let first = try MoleculeSceneBuilder.build(lcd, options: options).0
+        // Another model, other places: the dashes move with the molecule.
+        #expect(first.meshes.last?.positions != second.meshes.last?.positions)
+        options.allModels = true
+        let (frames, _) = try MoleculeSceneBuilder.build(lcd, options: options)
+        #expect(frames.frames.count == 3 && frames.meshes.filter { $0.name.hasSuffix("interactions") }.count == 3)
+    }
+
     @Test("bad requests explain themselves")
     func badRequests() throws {
         let hem = try MeshFixtures.load("HEM.cif")

@@ -10,6 +10,22 @@ struct PDBEdgeCaseTests {
         try StructureReader.read(contentsOf: Fixtures.moleculeFixtures.appendingPathComponent(name).path)
     }
 
+    @Test("names written from column 13 without elements (CHARMM, MDAnalysis): an amino acid's CA is carbon, an ion's is calcium")
+    func leftAlignedNames() throws {
+        let text = [
+            "ATOM      1 N    MET     1     -11.921  26.307  10.410  1.00 38.38      4AKE",
+            "ATOM      2 CA   MET     1     -11.110  26.621  11.572  1.00 40.67      4AKE",
+            "ATOM      3 HT1  MET     1     -11.447  26.741   9.595  1.00  0.00      4AKE",
+            "HETATM    4 CA    CA     2       0.000   0.000   0.000  1.00  0.00",
+        ].joined(separator: "\n") + "\nEND\n"
+        let model = try #require(try StructureReader.read(bytes: Array(text.utf8), fileName: "charmm.pdb").models.first)
+        #expect(model.atoms.elements.map(\.symbol) == ["N", "C", "H", "Ca"])
+        // The adenylate kinase files MDAnalysis writes so: every CA a carbon, as gemmi reads them.
+        let adk = try #require(try Fixtures.read("adk_open.pdb").models.first)
+        let alphas = (0..<adk.atoms.count).filter { adk.atoms.names[$0] == "CA" }
+        #expect(alphas.count == 214 && alphas.allSatisfy { adk.atoms.elements[$0] == .carbon })
+    }
+
     @Test("a header without coordinates is its metadata and no model")
     func headerOnly() throws {
         let s = try Self.read("header_only.pdb")

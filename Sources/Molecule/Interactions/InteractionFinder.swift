@@ -1,13 +1,17 @@
 import Foundation
 import Geometry
 
-/// Finds each ligand's binding site and non-covalent interactions in a structure's first model, by
+/// Finds each ligand's binding site and non-covalent interactions in a structure's model (the first
+/// unless asked: an NMR ensemble's others for its binding-site view in motion), by
 /// PLIP's criteria (`InteractionCriteria`): pure computation, no I/O. Partners are the amino acids
 /// of the protein chains (and, for water bridges and metal coordination, waters).
 public enum InteractionFinder {
-    /// Every ligand's site, or only those whose residue name or `chain:number` is `ligand`.
-    public static func sites(in structure: Structure, ligand: String? = nil, criteria: InteractionCriteria = .standard) -> [LigandSite] {
-        guard let model = structure.models.first, !model.atoms.isEmpty else { return [] }
+    /// Every ligand's site, or only those whose residue name or `chain:number` is `ligand`, in model
+    /// `modelIndex` (from 0; atom and residue indices are that model's).
+    public static func sites(in structure: Structure, ligand: String? = nil, criteria: InteractionCriteria = .standard,
+                             modelIndex: Int = 0) -> [LigandSite] {
+        guard structure.models.indices.contains(modelIndex), !structure.models[modelIndex].atoms.isEmpty else { return [] }
+        let model = structure.models[modelIndex]
         let chemistry = AtomChemistry(model: model, bonds: BondBuilder.bonds(of: model, in: structure))
         let chainOf = model.chainIndexOfResidues()
         let grid = SpatialGrid(points: model.atoms.positions, cellSize: criteria.searchRadius)

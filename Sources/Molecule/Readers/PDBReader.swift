@@ -270,7 +270,13 @@ struct PDBParser {
         let two = isLetter(c14) ? Element.lookup(c13, c14) : nil
         if name.count <= 2, hetero, let two { return two }
         if Element.upper(c13) == 0x48 { return .hydrogen }
-        if let two, hetero || name.count <= 2 { return two }
+        if let two, hetero || name.count <= 2 {
+            // An amino acid's or nucleotide's atom names its element by its first letter, wherever the
+            // name starts: CHARMM and MD tools write "CA  " from column 13 for the α-carbon, not calcium.
+            let residue = line.trimmed(18, 20)
+            if !hetero, ResidueKind.of(String(decoding: residue, as: UTF8.self)) != .other, let one = Element.lookup(c13, 0) { return one }
+            return two
+        }
         return Element.lookup(c13, 0) ?? .unknown
     }
 
