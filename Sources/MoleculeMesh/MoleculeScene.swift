@@ -127,13 +127,13 @@ public enum MoleculeSceneBuilder {
         func colors(for rep: Representation) -> [SIMD4<Float>] {
             let scheme = options.colorScheme ?? ((rep == .cartoon || rep == .surface || rep == .backbone) ? .chain : .element)
             var c = scheme.atomColors(for: model, in: structure, secondaryStructure: codes)
-            if let siteView {
+            func fade(_ a: Int) { c[a] = SIMD4(c[a].x * 0.25 + 0.55, c[a].y * 0.25 + 0.55, c[a].z * 0.25 + 0.55, c[a].w) }
+            if siteView != nil {
                 // The cartoon faded; the ligand and its site in full colour (element colours: they are atoms).
-                if rep == .cartoon { for a in c.indices { c[a] = SIMD4(c[a].x * 0.25 + 0.55, c[a].y * 0.25 + 0.55, c[a].z * 0.25 + 0.55, c[a].w) } }
-                _ = siteView
+                if rep == .cartoon { c.indices.forEach(fade) }
             } else if let h = options.highlight, let sel = try? Selection(parsing: h) {
                 let lit = sel.atoms(in: model, structure: structure)
-                for a in c.indices where !lit[a] { c[a] = SIMD4(c[a].x * 0.25 + 0.55, c[a].y * 0.25 + 0.55, c[a].z * 0.25 + 0.55, c[a].w) }
+                for a in c.indices where !lit[a] { fade(a) }
             }
             return c
         }

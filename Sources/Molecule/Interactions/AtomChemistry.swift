@@ -20,14 +20,15 @@ struct AtomChemistry {
     let isAcceptor: [Bool]
     /// Donors and how their hydrogens stand.
     let donors: [Int: Donor]
+    /// The typing the donors and acceptors came from (its planarity tests serve the charged groups).
+    let typing: PolarTyping
 
-    /// A donor's hydrogens: those in the file, or where they must be (sp2 groups), or free to turn
-    /// about the bond to the donor's one heavy neighbour (hydroxyls, amines, water).
+    /// A donor's hydrogens: those in the file or where their geometry puts them (`PolarTyping`), or,
+    /// on an atom bonded to nothing heavy (water, ammonia), free to point anywhere.
     enum Donor {
         case placed([SIMD3<Float>])
-        /// Hydrogens on a cone about the bond from `axisAtom` (nil for water: any direction) at the
-        /// tetrahedral angle: the one nearest an acceptor is the one that counts.
-        case rotating(axisAtom: Int?)
+        /// A hydrogen pointing straight at whatever it is asked about.
+        case free
     }
 
     init(model: Model, bonds: BondList) {
@@ -59,10 +60,11 @@ struct AtomChemistry {
         var isAcceptor = [Bool](repeating: false, count: atoms.count)
         var donors: [Int: Donor] = [:]
         let typing = PolarTyping(atoms: atoms, neighbours: neighbours)
-        for (r, residue) in model.residues.enumerated() {
+        self.typing = typing
+        for residue in model.residues {
             for a in residue.atomRange where kept[a] {
                 let part = residue.kind == .aminoAcid
-                    ? typing.aminoAcidPart(a, residueName: residue.name, residueIndex: r, model: model)
+                    ? typing.aminoAcidPart(a, residueName: residue.name)
                     : typing.otherPart(a, isWater: residue.isWater)
                 isAcceptor[a] = part.acceptor
                 if let donor = part.donor { donors[a] = donor }
@@ -91,16 +93,7 @@ struct AtomChemistry {
         let candidates: [SIMD3<Float>]
         switch kind {
         case .placed(let hydrogens): candidates = hydrogens
-        case .rotating(let axisAtom):
-            // The hydrogen 1 Å out at the tetrahedral angle from the heavy neighbour, turned toward the
-            // target: in the plane of the neighbour, the donor and the target.
-            let toward = target - d
-            guard let axisAtom else { candidates = [d + normalized(toward)]; break }
-            let u = normalized(d - positions[axisAtom])
-            var w = toward - dot(toward, u) * u
-            if length(w) < 1e-4 { w = anyPerpendicular(u) }
-            let tetrahedral: Float = 109.47 * .pi / 180
-            candidates = [d + cos(.pi - tetrahedral) * u + sin(.pi - tetrahedral) * normalized(w)]
+        case .free: candidates = [d + normalized(target - d)]
         }
         return candidates.map { (angle: degrees(between: d - $0, target - $0), hydrogen: $0) }.max { $0.angle < $1.angle }
     }

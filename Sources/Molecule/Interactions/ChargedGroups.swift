@@ -31,7 +31,7 @@ enum ChargedGroups {
         return ChargedGroup(atoms: atoms, center: centroid(atoms, chemistry.positions), positive: positive)
     }
 
-    static func ligand(_ atoms: [Int], in chemistry: AtomChemistry, typing: PolarTyping) -> [ChargedGroup] {
+    static func ligand(_ atoms: [Int], in chemistry: AtomChemistry) -> [ChargedGroup] {
         var groups: [ChargedGroup] = []
         let p = chemistry.positions
         for a in atoms {
@@ -42,7 +42,7 @@ enum ChargedGroups {
             case 7:
                 if around.count == 4, !hasHydrogen {
                     groups.append(ChargedGroup(atoms: [a], center: p[a], positive: true))
-                } else if around.count == 3, !typing.isPlanar(a) {
+                } else if around.count == 3, !chemistry.typing.isPlanar(a) {
                     groups.append(ChargedGroup(atoms: [a], center: p[a], positive: true, isTertiaryAmine: true))
                 }
             case 16:

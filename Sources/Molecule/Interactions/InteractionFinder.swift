@@ -77,10 +77,9 @@ struct SiteSearch {
 
     mutating func run() -> LigandSite {
         let model = chemistry.model
-        let typing = PolarTyping(atoms: model.atoms, neighbours: chemistry.neighbours)
         let ligandRings = RingFinder.planarRings(ligandAtoms, in: chemistry, deviation: criteria.ringPlanarityDeviation)
         let partnerRings = partnerResidues.flatMap { RingFinder.aminoAcidRings(model.residues[$0], in: chemistry) }
-        let ligandCharges = ChargedGroups.ligand(ligandAtoms, in: chemistry, typing: typing)
+        let ligandCharges = ChargedGroups.ligand(ligandAtoms, in: chemistry)
         let partnerCharges = partnerResidues.compactMap { ChargedGroups.aminoAcid(model.residues[$0], in: chemistry) }
 
         let bridges = saltBridges(ligandCharges, partnerCharges)

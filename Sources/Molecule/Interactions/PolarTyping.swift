@@ -36,7 +36,7 @@ struct PolarTyping {
             guard length(bisector) > 1e-4 else { return nil }
             return .placed([p + normalized(bisector)])
         }
-        guard around.count == 1 else { return around.count == 0 ? .rotating(axisAtom: nil) : nil }
+        guard around.count == 1 else { return around.count == 0 ? .free : nil }
         let x = around[0]
         let u = normalized(p - atoms.positions[x])
         let plane = heavy(x).first { $0 != a }.map { atoms.positions[$0] - atoms.positions[x] } ?? anyPerpendicular(u)
@@ -53,7 +53,7 @@ struct PolarTyping {
     /// them, so as PLIP's hydrogens stand). Hydroxyls have one, amines two, ammonium groups three.
     private func staggeredHydrogens(_ a: Int, count: Int) -> AtomChemistry.Donor? {
         let around = heavy(a)
-        guard around.count == 1 else { return around.isEmpty ? .rotating(axisAtom: nil) : nil }
+        guard around.count == 1 else { return around.isEmpty ? .free : nil }
         let p = atoms.positions[a], x = around[0]
         let u = normalized(p - atoms.positions[x])
         let reference = heavy(x).filter { $0 != a }.max().map { atoms.positions[$0] - atoms.positions[x] } ?? anyPerpendicular(u)
@@ -89,7 +89,7 @@ struct PolarTyping {
         "TYR": ["OH"], "HIS": ["ND1", "NE2"], "MET": [], "CYS": [],
     ]
 
-    func aminoAcidPart(_ a: Int, residueName: String, residueIndex r: Int, model: Model) -> Part {
+    func aminoAcidPart(_ a: Int, residueName: String) -> Part {
         let name = atoms.names[a]
         let standard = ResidueKind.standardNames[residueName] ?? residueName
         switch (standard, name) {
@@ -121,7 +121,7 @@ struct PolarTyping {
         let given = hydrogens(a)
         switch element {
         case 8:
-            if isWater || around.isEmpty { return Part(acceptor: true, donor: given.isEmpty ? .rotating(axisAtom: nil) : .placed(given)) }
+            if isWater || around.isEmpty { return Part(acceptor: true, donor: given.isEmpty ? .free : .placed(given)) }
             if !given.isEmpty { return Part(acceptor: true, donor: .placed(given)) }
             guard around.count == 1 else { return Part(acceptor: true) }  // an ether or ester oxygen
             let x = around[0]
@@ -135,7 +135,7 @@ struct PolarTyping {
                 return Part(acceptor: around.count + given.count <= 3 && !isPlanar(a), donor: .placed(given))
             }
             switch around.count {
-            case 0: return Part(acceptor: true, donor: .rotating(axisAtom: nil))  // ammonia, ammonium
+            case 0: return Part(acceptor: true, donor: .free)  // ammonia, ammonium
             case 1:
                 let x = around[0], bond = distance(p, atoms.positions[x])
                 if bond < 1.20 { return Part(acceptor: true) }  // a nitrile
