@@ -154,7 +154,7 @@ export function setupMeasure({ $, el, say, viewer, molecule, style }) {
     }
   }
 
-  // ---- Drawing in AR: dashed tubes as the viewer's extras while a WebXR session draws ----
+  // ---- Drawing in AR: dashed tubes the viewer draws in AR frames only, while a WebXR session draws ----
 
   function showInAR() {
     const v = viewer();
@@ -175,18 +175,18 @@ export function setupMeasure({ $, el, say, viewer, molecule, style }) {
     const mesh = places ? dashedTubes(lines, radius, AR_COLOUR) : null;
     const upload = mesh ? v.uploadOverlay(mesh) : null;
     ar = { key, model: v.model, upload };
-    if (upload) v.setExtras([upload]);
+    if (upload) v.setXRExtras([upload]);
   }
 
   function dropAR(v = viewer()) {
     if (!ar) return;
-    if (ar.upload && v) { v.setExtras([]); v.releaseOverlay(ar.upload); }
+    if (ar.upload && v) { v.setXRExtras([]); v.releaseOverlay(ar.upload); }
     ar = null;
   }
 
   canvas.addEventListener('viewer-frame', (e) => {
     if (e.detail?.xr) { showInAR(); return; }
-    // The page's own frames after AR ended (its overlay hidden again) draw no tubes: the SVG does.
+    // The page's own frames never draw the tubes (the SVG shows the measurements); after AR they go.
     if (ar && $('ar-overlay')?.hidden !== false) dropAR();
     place();
   });

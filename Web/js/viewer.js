@@ -68,6 +68,7 @@ export class MoleculeViewer {
     this._gpu = [];
     this._extras = [];         // uploads drawn with the model, in its coordinates (setExtras)
     this._clearExtras = [];    // the same, drawn without the fog (setExtras' `clear`)
+    this._xrExtras = [];       // uploads drawn with the model in AR frames only (setXRExtras)
     this._extraBounds = null;  // their bounding sphere, so clipping keeps them
     this._sceneBounds = null;  // what the camera fits when there is no model (setSceneBounds)
     this._coarse = [];         // the coarse version drawn while the view moves (loadCoarse)
@@ -406,8 +407,7 @@ export class MoleculeViewer {
       if (placement) {
         gl.uniformMatrix4fv(this._uniforms.view, false, mat4.multiply(eye, view, placement));
         drawMeshes(gl, this._gpu);
-        for (const extra of this._extras) drawMeshes(gl, extra);
-        for (const extra of this._clearExtras) drawMeshes(gl, extra);
+        for (const extra of [...this._extras, ...this._clearExtras, ...this._xrExtras]) drawMeshes(gl, extra);
       }
       for (const overlay of overlays) {
         gl.uniformMatrix4fv(this._uniforms.view, false, mat4.multiply(eye, view, overlay.matrix));
@@ -418,6 +418,11 @@ export class MoleculeViewer {
     this.frameTimes.push(end - start);
     if (this.frameTimes.length > FRAME_HISTORY) this.frameTimes.splice(0, this.frameTimes.length - FRAME_HISTORY);
     this.canvas.dispatchEvent(new CustomEvent('viewer-frame', { detail: { duration: end - start, xr: true } }));
+  }
+
+  /** Uploads (uploadOverlay's) drawn with the model in AR frames only: what the page shows its own way, as measurements. */
+  setXRExtras(uploads) {
+    this._xrExtras = uploads;
   }
 
   /** Uploads extra geometry (parseGLB's shape) for drawXR overlays; free it with releaseOverlay. */

@@ -21,7 +21,7 @@ import urllib.request
 import pytest
 
 from proteinar_testing.browser import Browser
-from proteinar_testing.explore_page import SHOWN, open_molecule, show_style
+from proteinar_testing.explore_page import KEEP_FRAME, SHOWN, draw_in_full, open_molecule, show_style
 
 pytestmark = pytest.mark.browser
 
@@ -44,9 +44,7 @@ const middle = [0, 1, 2].map((k) => points.reduce((t, p) => t + p[k], 0) / point
 const at = v.project(middle), w = c.clientWidth, h = c.clientHeight, on = points.map((p) => v.project(p));
 const span = Math.max(...on.map((p) => Math.max(Math.abs(p.x - at.x) / (w / 2), Math.abs(p.y - at.y) / (h / 2))));
 return [at.x, at.y, w, h, span, points.length];"""
-# The 3D view's pixels, kept as window.__frames[arguments[0]]; and how many differ between two.
-KEEP_FRAME = """const c = document.getElementById('viewer'); const t = document.createElement('canvas'); t.width = c.width; t.height = c.height;
-const x = t.getContext('2d'); x.drawImage(c, 0, 0); (window.__frames ??= {})[arguments[0]] = x.getImageData(0, 0, c.width, c.height).data;"""
+# How many pixels differ between two frames kept with KEEP_FRAME.
 FRAME_CHANGE = """const a = window.__frames[arguments[0]], b = window.__frames[arguments[1]]; let changed = 0;
 for (let i = 0; i < a.length; i += 4) if (Math.abs(a[i] - b[i]) + Math.abs(a[i + 1] - b[i + 1]) + Math.abs(a[i + 2] - b[i + 2]) >= 24) changed++;
 return [changed, a.length / 4];"""
@@ -150,8 +148,7 @@ def test_interactions_list_the_servers_and_show_the_binding_site(web, checks, sh
               legend == [[colours[k]["words"], "true", colours[k]["color"]] for k in [k["kind"] for k in rep["legend"]] if k in site_a["counts"]], str(legend))
 
         # Show binding site: the model asked for with site=A:215, framed on the ligand.
-        b.js("window.__proteinarExplore.viewer.resetView()")
-        time.sleep(0.3)
+        draw_in_full(b, reset=True)
         b.js(KEEP_FRAME, "before")
         b.js("window.__shown = window.__proteinarExplore.viewer.model")
         b.click("#interactions-site")
@@ -163,7 +160,7 @@ def test_interactions_list_the_servers_and_show_the_binding_site(web, checks, sh
         check("the page asked for the model with site=A:215", bool(asked), str(asked[-1:]))
         meshes = b.js("return window.__proteinarExplore.viewer.model.meshes.map((m) => m.name)")
         check("the model drawn is the binding-site view (its dashed tubes' mesh)", any(m.startswith("interactions") for m in meshes), str(meshes))
-        time.sleep(0.5)
+        draw_in_full(b)
         b.js(KEEP_FRAME, "site")
         changed, total = b.js(FRAME_CHANGE, "before", "site")
         check(f"the picture changed ({changed} of {total} pixels)", changed > total * 0.1)

@@ -20,7 +20,7 @@ import pytest
 
 from proteinar_testing.aimed_taps import click, front_of_model
 from proteinar_testing.browser import ANDROID_UA, XR_STUB, Browser
-from proteinar_testing.explore_page import open_molecule, show_style
+from proteinar_testing.explore_page import KEEP_FRAME, draw_in_full, open_molecule, show_style
 from proteinar_testing.paths import ROOT
 
 pytestmark = pytest.mark.browser
@@ -67,9 +67,6 @@ return span / Math.min(c.clientWidth, c.clientHeight);"""
 LISTED = "return [...document.querySelectorAll('#measure-list li')].map((li) => [li.querySelector('strong').textContent, li.querySelector('button').getAttribute('aria-label')])"
 GROUPS = """return [...document.querySelectorAll('#measure-layer g.measurement')].map((g) => [g.dataset.atoms, g.classList.contains('building'),
   g.getAttribute('visibility'), document.querySelector(`#measure-layer text[data-atoms='${g.dataset.atoms}']`)?.textContent])"""
-# The 3D view's pixels, kept as window.__frames[arguments[0]].
-KEEP_FRAME = """const c = document.getElementById('viewer'); const t = document.createElement('canvas'); t.width = c.width; t.height = c.height;
-const x = t.getContext('2d'); x.drawImage(c, 0, 0); (window.__frames ??= {})[arguments[0]] = x.getImageData(0, 0, c.width, c.height).data;"""
 # How many pixels differ between two kept frames, and how many of those are in the measurements'
 # colour (#c2189b, lit: red and blue well above green).
 FRAME_CHANGE = """const a = window.__frames[arguments[0]], b = window.__frames[arguments[1]]; let changed = 0, magenta = 0;
@@ -302,8 +299,7 @@ def test_measurements_equal_gemmis_and_are_drawn_listed_and_removable(web, check
 
         # AR: the lines as dashed tubes in the measurements' colour, and nothing of them in the page's view after.
         show_style(b, "1AKE", "ball-and-stick")
-        b.js("window.__proteinarExplore.viewer.resetView()")
-        time.sleep(0.3)
+        draw_in_full(b, reset=True)
         b.js(KEEP_FRAME, "view before")
         written = ar_frame(b, "measured")
         changed, magenta = b.js(FRAME_CHANGE, "alone", "measured")
@@ -315,8 +311,7 @@ def test_measurements_equal_gemmis_and_are_drawn_listed_and_removable(web, check
         inside = all(showing and box[0] - 4 <= x <= box[2] + 4 and box[1] - 4 <= y <= box[3] + 4 for _, showing, x, y in written)
         check(f"in AR each measurement's value is written over the camera image, among its tubes ({values}; tubes in x {box[0]:.0f}–{box[2]:.0f}, y {box[1]:.0f}–{box[3]:.0f} px)",
               values == sorted(t.split(" ", 1)[1] for t, _ in b.js(LISTED)) and inside, str(written))
-        b.js("window.__proteinarExplore.viewer.resetView()")
-        time.sleep(0.3)
+        draw_in_full(b, reset=True)
         b.js(KEEP_FRAME, "view after")
         same_view = b.js(FRAME_CHANGE, "view before", "view after")
         check("after AR the page's own view is as before (no tubes: its SVG draws the measurements)", same_view[0] == 0, str(same_view))

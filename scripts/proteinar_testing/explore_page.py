@@ -1,6 +1,6 @@
 """Explore in a checks' browser as a person opens it: a molecule by its address, shown once its model
 is in the view and the status names it; another style from the Style control, shown once the new
-model has replaced the old one."""
+model has replaced the old one; the view's pixels kept once it is drawn in full."""
 
 SHOWN = "return window.__proteinarExplore?.viewer?.model && document.getElementById('status').textContent.startsWith(arguments[0])"
 
@@ -18,3 +18,20 @@ def show_style(browser, entry, style, timeout=90):
     browser.js("window.__shown = window.__proteinarExplore.viewer.model; const s = document.getElementById('style');"
                " s.value = arguments[0]; s.dispatchEvent(new Event('change'))", style)
     browser.wait(SHOWN + " && window.__proteinarExplore.viewer.model !== window.__shown", timeout, entry)
+
+
+# The 3D view's pixels, kept as window.__frames[arguments[0]] (read them with the checks' own sums).
+KEEP_FRAME = """const c = document.getElementById('viewer'); const t = document.createElement('canvas'); t.width = c.width; t.height = c.height;
+const x = t.getContext('2d'); x.drawImage(c, 0, 0); (window.__frames ??= {})[arguments[0]] = x.getImageData(0, 0, c.width, c.height).data;"""
+
+
+def draw_in_full(browser, reset=False, timeout=30):
+    """Draws the view (first returned to where it started, with `reset`) and waits until the viewer
+    has drawn it in full, not the coarse stand-in drawn while it moves: on a loaded machine a frame
+    can take longer than any fixed pause, and the canvas would still hold the frame before (in CI
+    once, the last AR frame)."""
+    browser.js("""const c = document.getElementById('viewer'); window.__drawnInFull = false;
+        const seen = (e) => { if (e.detail.coarse) return; window.__drawnInFull = true; c.removeEventListener('viewer-frame', seen); };
+        c.addEventListener('viewer-frame', seen);
+        const v = window.__proteinarExplore.viewer; if (arguments[0]) v.resetView(); v.requestRender();""", reset)
+    browser.wait("return window.__drawnInFull", timeout)
