@@ -73,7 +73,7 @@ public final class LibraryService: Sendable {
     /// Changes whenever meshes, writers or the builder change what they produce, so cached models
     /// are remade and a browser's copy is not answered "not modified" (3: designs with side chains;
     /// 4: side chains kept off their own backbone; 5: the viewer's GLB says what each vertex draws).
-    public static let engineVersion = "proteinar-engine-7"
+    public static let engineVersion = "proteinar-engine-8"
 
     public let store: any LibraryStore
     public let archive: ArchiveClient
@@ -311,8 +311,22 @@ public final class LibraryService: Sendable {
     public func model(id: String, request: ModelRequest, admission: some Admission = AdmitAll(),
                       progress: ProgressHandler? = nil) async throws -> CachedModel {
         let record = try await molecule(id: id)
-        return try await model(of: record, request: request, key: request.cacheKey(fileHash: record.fileHash),
+        return try await model(of: record, request: request, key: request.cacheKey(fileHash: try await source(of: record, request)),
                                admission: admission, progress: progress)
+    }
+
+    /// What a request's model is made from: the molecule's file hash, and its partner's too when it
+    /// has one (`compare=`, `morph=`: then a change to either file makes a new model).
+    private func source(of record: MoleculeRecord, _ request: ModelRequest) async throws -> String {
+        guard let partner = request.options.partner else { return record.fileHash }
+        return record.fileHash + "+" + (try await partnerRecord(partner.id).fileHash)
+    }
+
+    /// A partner must be in the library (the page opens an entry first, as for viewing it).
+    private func partnerRecord(_ id: String) async throws -> MoleculeRecord {
+        do { return try await molecule(id: id) } catch LibraryError.notFound {
+            throw LibraryError.notFound("no molecule '\(id)' in the library to compare with; open or add it first")
+        }
     }
 
     /// The model as a buffer ready to send: from memory when it was served lately, else from the
@@ -320,14 +334,15 @@ public final class LibraryService: Sendable {
     public func servedModel(id: String, request: ModelRequest, admission: some Admission = AdmitAll()) async throws -> HotModelCache.Entry {
         let record = try await molecule(id: id)
         hot.remember(fileHash: record.fileHash, of: id)
-        let key = request.cacheKey(fileHash: record.fileHash)
+        let key = request.cacheKey(fileHash: try await source(of: record, request))
         if let entry = hot.get(key) { return entry }
         return hot.put(try await model(of: record, request: request, key: key, admission: admission))
     }
 
     /// The model of a record the caller has already read.
     public func model(of record: MoleculeRecord, request: ModelRequest, progress: ProgressHandler? = nil) async throws -> CachedModel {
-        try await model(of: record, request: request, key: request.cacheKey(fileHash: record.fileHash), admission: AdmitAll(), progress: progress)
+        try await model(of: record, request: request, key: request.cacheKey(fileHash: try await source(of: record, request)),
+                        admission: AdmitAll(), progress: progress)
     }
 
     /// The model under its cache key `key` (the caller's `request.cacheKey(fileHash:)`).
@@ -340,12 +355,23 @@ public final class LibraryService: Sendable {
             if let cached = try await store.cachedModel(key: key) { return cached }
             // Reading the input, meshing and storing the result all hold the slot, so memory is
             // bounded by the limiter's width however many requests wait.
-            return try await limiter.withSlot(cost: record.atoms) { [self] in
+            var found: MoleculeRecord?
+            if let id = request.options.partner?.id { found = try await partnerRecord(id) }
+            let partner = found
+            return try await limiter.withSlot(cost: record.atoms + (partner?.atoms ?? 0)) { [self] in
                 let started = ContinuousClock.now
                 counters.countConversion()
                 let (_, plain) = try await originalFile(id: id)
-                progress(WorkProgress(stage: "mesh", message: "building \(request.options.representation.rawValue) for \(id)"))
-                let bytes = try await WorkLimiter.offload { try Self.convert(plain, fileName: id, request: request) }
+                var read: [UInt8]?
+                if let partner { read = try await originalFile(id: partner.id).1 }
+                let otherPlain = read
+                progress(WorkProgress(stage: "mesh", message: "building \(request.options.representation.rawValue) for \(id)"
+                                      + (request.options.partner.map { " with \($0.id)" } ?? "")))
+                let bytes = try await WorkLimiter.offload {
+                    guard let otherPlain, let partner else { return try Self.convert(plain, fileName: id, request: request) }
+                    return try Comparisons.make(Self.structure(plain, fileName: id), id: id,
+                                                with: Self.structure(otherPlain, fileName: partner.id), request: request)
+                }
                 progress(WorkProgress(stage: "write", message: "wrote \(bytes.count) bytes", fraction: 1))
                 let model = CachedModel(key: key, moleculeID: id, mediaType: request.output.mediaType, bytes: bytes)
                 try await store.cacheModel(model)
@@ -360,6 +386,17 @@ public final class LibraryService: Sendable {
     /// id's file hash was not read in the last `HotModelCache.fileTrust`; nil when the model is not
     /// in memory (then `servedModel` makes or loads it).
     public func hotModel(id: String, request: ModelRequest) async throws -> HotModelCache.Entry? {
+        if let partner = request.options.partner?.id {
+            // Both files' hashes read lately, or the store read for them.
+            guard let hash = hot.recentFileHash(of: id), let other = hot.recentFileHash(of: partner) else {
+                let record = try await molecule(id: id)
+                hot.remember(fileHash: record.fileHash, of: id)
+                let other = try await partnerRecord(partner)
+                hot.remember(fileHash: other.fileHash, of: partner)
+                return hot.get(request.cacheKey(fileHash: record.fileHash + "+" + other.fileHash))
+            }
+            return hot.get(request.cacheKey(fileHash: hash + "+" + other))
+        }
         if let hash = hot.recentFileHash(of: id) { return hot.get(request.cacheKey(fileHash: hash)) }
         let record = try await molecule(id: id)
         hot.remember(fileHash: record.fileHash, of: id)
@@ -408,7 +445,7 @@ public final class LibraryService: Sendable {
         case .file(let format, let glb): return format.encode(scene, mtlFileName: mtlFileName, glb: glb)
         case .picture(let pixels): return SoftwareRenderer.render(scene, width: pixels, height: pixels).pngData()
         // A scene names no atoms: the table is made from the structure (`convert`, `Designs.encode`).
-        case .identify, .interactions: return Array("{}".utf8)
+        case .identify, .interactions, .comparison: return Array("{}".utf8)
         }
     }
 

@@ -30,12 +30,14 @@ public struct ModelRequest: Sendable {
         case identify
         /// Each ligand's binding site and interactions as JSON (`InteractionReport`): the file's alone.
         case interactions
+        /// How the partner (`compare=`) superposes on the molecule, and its morph, as JSON (`ComparisonAnswer`).
+        case comparison
 
         public var mediaType: String {
             switch self {
             case .file(let format, _): return format.mediaType
             case .picture: return "image/png"
-            case .identify, .interactions: return "application/json"
+            case .identify, .interactions, .comparison: return "application/json"
             }
         }
 
@@ -45,13 +47,14 @@ public struct ModelRequest: Sendable {
             case .picture(let pixels): return "png|\(pixels)"
             case .identify: return "identify"
             case .interactions: return "interactions"
+            case .comparison: return "comparison"
             }
         }
     }
 
     /// The option names, as query parameters and as `proteinar convert`'s options (without `--`).
     public enum Option: String, CaseIterable, Sendable {
-        case style, color, select, highlight, sticks, site, hide, assembly, model
+        case style, color, select, highlight, sticks, site, hide, assembly, model, compare, morph
         case maxTriangles = "max-triangles", size, trueScale = "true-scale", target, compression
     }
 
@@ -173,6 +176,21 @@ public struct ModelRequest: Sendable {
     /// The interactions (`Output.interactions`): the file's alone too.
     public static let interactions = ModelRequest(output: .interactions, options: MoleculeSceneOptions())
 
+    /// How the library molecule `other` superposes on this one, and their morph (`Output.comparison`).
+    public static func comparison(with other: String) throws(RequestError) -> ModelRequest {
+        var options = MoleculeSceneOptions()
+        options.partner = ScenePartner(.compare, id: try partnerID(other, option: "with"))
+        return ModelRequest(output: .comparison, options: options)
+    }
+
+    /// A partner's library id, checked as `LibraryService.checkLibraryID` does.
+    static func partnerID(_ id: String, option: String) throws(RequestError) -> String {
+        guard !id.isEmpty, id.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+            throw RequestError("\(option) '\(id.prefix(40))': expected a library id (letters, digits, - and _, at most 64), such as 4AKE")
+        }
+        return id
+    }
+
     /// The scene options that `parameters` name, each value checked so that a typo fails before
     /// any work. Options left out keep `MoleculeSceneOptions`' defaults.
     public static func sceneOptions(_ parameters: [String: String], limits: Limits = .web) throws(RequestError) -> MoleculeSceneOptions {
@@ -218,6 +236,15 @@ public struct ModelRequest: Sendable {
                 options.model = n
             }
         }
+        for use in ScenePartner.Use.allCases {
+            guard let id = parameters[use.rawValue] else { continue }
+            guard options.partner == nil else { throw RequestError("compare and morph: one at a time") }
+            guard options.site == nil else { throw RequestError("\(use.rawValue) and site: one at a time") }
+            options.partner = ScenePartner(use, id: try partnerID(id, option: use.rawValue))
+        }
+        if options.partner?.use == .compare, options.allModels || options.model != 1 {
+            throw RequestError("compare shows each molecule's first model; leave out model")
+        }
         if let t = parameters["target"] {
             guard let target = Target(rawValue: t) else {
                 throw RequestError("target '\(t.prefix(40))': expected \(Target.allCases.map(\.rawValue).joined(separator: " or "))")
@@ -245,7 +272,8 @@ public struct ModelRequest: Sendable {
         let o = options
         return [output.canonical, o.representation.rawValue, o.colorScheme?.rawValue ?? "-", o.selection ?? "-", o.highlight ?? "-",
                 o.hide.map(\.rawValue).sorted().joined(separator: ","), o.assembly ?? "-", String(o.maxTriangles),
-                o.size.map { String($0) } ?? "true-scale", o.sticks ?? "-", o.allModels ? "all" : String(o.model), o.site ?? "-"].joined(separator: "|")
+                o.size.map { String($0) } ?? "true-scale", o.sticks ?? "-", o.allModels ? "all" : String(o.model), o.site ?? "-",
+                o.partner.map { "\($0.use.rawValue)=\($0.id)" } ?? "-"].joined(separator: "|")
     }
 
     /// Cache key (and ETag) of this request made from the file with hash `fileHash`.

@@ -18,11 +18,23 @@ public struct MoleculeSceneOptions: Sendable {
     /// another, sharing the triangle budget: a GLB plays them as an animation.
     public var allModels = false
     public var hide: Set<HiddenGroup> = [.water]
+    /// Another molecule the scene is made with (`ComparisonScene`); `MoleculeSceneBuilder` draws
+    /// one structure and leaves it to the caller.
+    public var partner: ScenePartner?
     public var assembly: String?
     public var maxTriangles = 300_000
     /// Longest side in metres; nil keeps true scale (1 Å = 10⁻¹⁰ m).
     public var size: Float? = 0.3
     public init() {}
+}
+
+/// A second molecule, by its library id: shown superposed on the first (`compare`) or as the end
+/// of the first's motion (`morph`).
+public struct ScenePartner: Sendable, Equatable {
+    public enum Use: String, CaseIterable, Sendable { case compare, morph }
+    public var use: Use
+    public var id: String
+    public init(_ use: Use, id: String) { self.use = use; self.id = id }
 }
 
 public enum HiddenGroup: String, CaseIterable, Sendable {
@@ -64,6 +76,12 @@ public struct MoleculeSceneReport: Sendable {
 /// plane, scaled to the requested size).
 public enum MoleculeSceneBuilder {
     public static func build(_ structure: Structure, options: MoleculeSceneOptions) throws -> (TriangleScene, MoleculeSceneReport) {
+        try build(structure, options: options, placing: true)
+    }
+
+    /// `placing`: false leaves the scene in the structure's own Å coordinates (`place` not called),
+    /// for a caller that puts more in it first (`ComparisonScene`).
+    static func build(_ structure: Structure, options: MoleculeSceneOptions, placing: Bool) throws -> (TriangleScene, MoleculeSceneReport) {
         if options.allModels && structure.models.count > 1 { return try buildFrames(structure, options: options) }
         guard options.model >= 1, options.model <= max(structure.models.count, 1) else {
             throw MeshOptionError("model \(options.model): the file has \(structure.models.count) model\(structure.models.count == 1 ? "" : "s")")
@@ -331,7 +349,7 @@ public enum MoleculeSceneBuilder {
         // Every model of an ensemble is placed as the first one is, so that stepping through them shows
         // the molecule's own motion, not each frame centred and scaled anew.
         let firstModelShift = copies.count == 1 && options.model > 1 ? Self.boundsShift(from: model, to: structure.models[0]) : nil
-        place(&scene, size: options.size, shiftingBounds: firstModelShift)
+        if placing { place(&scene, size: options.size, shiftingBounds: firstModelShift) }
         report.triangles = scene.triangleCount
         return (scene, report)
     }

@@ -248,17 +248,27 @@ struct APIRoutes: Sendable {
     static let plainFileLimit = 8 << 20
 
     /// `model.{glb,usdz,obj,mtl,stl,dae,ply}` with the convert options as query parameters,
-    /// `thumbnail.png?size=256`, `identify.json` (what the viewer's feature ids name) or `interactions`
-    /// (each ligand's binding site and the interactions that hold it).
+    /// `thumbnail.png?size=256`, `identify.json` (what the viewer's feature ids name), `interactions`
+    /// (each ligand's binding site and the interactions that hold it) or `compare?with=ID` (how another
+    /// library molecule superposes on this one, and their morph).
     func resource(_ request: Request, context: ServerContext, head: Bool) async throws -> Response {
         let id = try context.parameters.require("id")
         let name = try context.parameters.require("resource")
         var parameters: [String: String] = [:]
         for (k, v) in request.uri.queryParameters { parameters[String(k)] = String(v) }
-        // A thumbnail, the identify table or the interactions: one of a kind, made once, then served from memory.
-        if name == "thumbnail.png" || name == "identify.json" || name == "interactions" {
+        // A thumbnail, the identify table, the interactions or a comparison: one of a kind, made once, then served from memory.
+        if name == "thumbnail.png" || name == "identify.json" || name == "interactions" || name == "compare" {
             let made = try call {
-                name == "identify.json" ? ModelRequest.identify : name == "interactions" ? ModelRequest.interactions : try ModelRequest.picture(parameters)
+                switch name {
+                case "identify.json": return ModelRequest.identify
+                case "interactions": return ModelRequest.interactions
+                case "compare":
+                    guard let other = parameters["with"], parameters.count == 1 else {
+                        throw RequestError("compare: give the other molecule as ?with=ID (its library id), and nothing else")
+                    }
+                    return try ModelRequest.comparison(with: other)
+                default: return try ModelRequest.picture(parameters)
+                }
             }
             if let hot = try await call({ try await service.hotModel(id: id, request: made) }) {
                 return Responses.bytes(hot.buffer, type: hot.mediaType, etag: hot.key, request: request, head: head, disposition: nil)
@@ -270,7 +280,7 @@ struct APIRoutes: Sendable {
         }
         guard name.hasPrefix("model."), let format = ModelFormat(rawValue: String(name.dropFirst(6))) else {
             throw APIError(.notFound, "no resource '\(name.prefix(80))'; available: "
-                           + ModelFormat.allCases.map { "model.\($0.rawValue)" }.joined(separator: ", ") + ", thumbnail.png, identify.json, interactions, file")
+                           + ModelFormat.allCases.map { "model.\($0.rawValue)" }.joined(separator: ", ") + ", thumbnail.png, identify.json, interactions, compare?with=ID, file")
         }
         let modelRequest = try call { try ModelRequest(format: format, parameters: parameters) }
         if Responses.wantsEventStream(request), !head {

@@ -81,9 +81,8 @@ enum AtomKind: UInt8 {
         element == .nitrogen ? .sideChainNitrogen : element == .oxygen ? .sideChainOxygen : .sideChain
     }
 
-    /// Closest approach allowed between atoms of residues at least two apart: 3.0 Å, except an
-    /// N···O pair at 2.6 Å, the short end of a backbone hydrogen bond.
+    /// Closest approach allowed between atoms of residues at least two apart (`BackboneClash`).
     @inline(__always) static func minimumDistance(_ a: AtomKind, _ b: AtomKind) -> Double {
-        (a == .n && b == .o) || (a == .o && b == .n) ? 2.6 : 3.0
+        BackboneClash.minimumDistance(nitrogenAndOxygen: (a == .n && b == .o) || (a == .o && b == .n))
     }
 }

@@ -16,11 +16,31 @@ struct ModelRequestTests {
         let usdz = try ModelRequest(format: .usdz, parameters: ["style": "cartoon", "color": "chain", "hide": "water,ligands"])
         #expect(usdz.cacheKey(fileHash: "f") != a.cacheKey(fileHash: "f"))
         for (name, value) in [("select", "A"), ("highlight", "A:1-5"), ("assembly", "1"), ("max-triangles", "20000"), ("size", "0.5"), ("true-scale", "1"),
-                              ("sticks", "A:5-9"), ("model", "2"), ("model", "all")] {
+                              ("sticks", "A:5-9"), ("model", "2"), ("model", "all"), ("compare", "4AKE"), ("morph", "4AKE")] {
             var parameters = ["style": "cartoon", "color": "chain", "hide": "water,ligands"]
             parameters[name] = value
             #expect(try ModelRequest(format: .glb, parameters: parameters).cacheKey(fileHash: "f") != a.cacheKey(fileHash: "f"), "\(name)")
         }
+    }
+
+    @Test("compare and morph name a library molecule, one at a time, never with site; compare draws first models")
+    func partners() throws {
+        let compare = try ModelRequest(format: .glb, parameters: ["compare": "4AKE", "style": "cartoon"])
+        #expect(compare.options.partner == ScenePartner(.compare, id: "4AKE"))
+        let morph = try ModelRequest(format: .glb, parameters: ["morph": "upload-1f", "model": "all"])
+        #expect(morph.options.partner == ScenePartner(.morph, id: "upload-1f") && morph.options.allModels)
+        #expect(try ModelRequest(format: .glb, parameters: ["morph": "4AKE"]).canonical != compare.canonical)
+        func message(_ parameters: [String: String]) -> String? {
+            do { _ = try ModelRequest(format: .glb, parameters: parameters); return nil } catch { return error.description }
+        }
+        #expect(message(["compare": "4AKE", "morph": "4AKE"]) == "compare and morph: one at a time")
+        #expect(message(["compare": "4AKE", "site": "AP5"]) == "compare and site: one at a time")
+        #expect(message(["compare": "4AKE", "model": "2"]) == "compare shows each molecule's first model; leave out model")
+        #expect(message(["morph": "../etc"])?.hasPrefix("morph '../etc': expected a library id") == true)
+        #expect(message(["compare": ""])?.hasPrefix("compare '': expected a library id") == true)
+        let json = try ModelRequest.comparison(with: "4AKE")
+        #expect(json.output == .comparison && json.output.mediaType == "application/json")
+        #expect(throws: RequestError.self) { try ModelRequest.comparison(with: "a b") }
     }
 
     @Test("values reach the scene options")

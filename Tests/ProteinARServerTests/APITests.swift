@@ -39,6 +39,18 @@ struct APITests {
         #expect(entries.contains { $0["kind"] as? String == "hydrogen-bond" && ($0["words"] as? String)?.hasPrefix("H-bond: ") == true })
         #expect(entries.allSatisfy { (($0["ligand"] as? [[String: Any]])?.first?["index"] as? Int) != nil })
         #expect(try await server.get("/api/molecules/1AKE/interactions", headers: ["If-None-Match": held.headers["etag"] ?? ""]).status == 304)
+        // Compared with itself: chain A on chain A, nothing to move; a morph of frames all alike.
+        let same = try await server.get("/api/molecules/1AKE/compare?with=1AKE")
+        #expect(same.status == 200 && same.json["chain"] as? String == "A" && same.json["alignedResidues"] as? Int == 214)
+        #expect((same.json["rmsdAll"] as? Double ?? 1) < 0.001 && (same.json["morph"] as? [String: Any])?["frames"] as? Int == 12)
+        #expect(try await server.get("/api/molecules/1AKE/compare?with=1AKE", headers: ["If-None-Match": same.headers["etag"] ?? ""]).status == 304)
+        let missing = try await server.get("/api/molecules/1AKE/compare?with=NOSUCH")
+        #expect(missing.status == 404 && missing.text.contains("open or add it first"))
+        #expect(try await server.get("/api/molecules/1AKE/compare").status == 400)
+        #expect(try await server.get("/api/molecules/1AKE/model.glb?compare=1AKE&style=cartoon").status == 200)
+        #expect(try await server.get("/api/molecules/1AKE/model.glb?morph=1AKE&model=3&style=cartoon").status == 200)
+        let past = try await server.get("/api/molecules/1AKE/model.glb?morph=1AKE&model=13")
+        #expect(past.status == 400 && past.text.contains("the morph has 12 frames"))
         // Opening the library again adds nothing.
         #expect(try await server.service.installStarterLibrary() == 0)
         // Bad list parameters say what is accepted.

@@ -23,6 +23,7 @@ EXAMPLES = {
     "/api/molecules/{id}/thumbnail.png": ["/api/molecules/1AKE/thumbnail.png?size=128"],
     "/api/molecules/{id}/identify.json": ["/api/molecules/1AKE/identify.json"],
     "/api/molecules/{id}/interactions": ["/api/molecules/1AKE/interactions"],
+    "/api/molecules/{id}/compare": ["/api/molecules/1AKE/compare?with=1AKE", "/api/molecules/1AKE/compare?with=NOSUCH"],
     "/api/archive/{id}": ["/api/archive/1AKE"],
     "/api/search": ["/api/search?q=kinase", "/api/search"],
     "/api/model-options": ["/api/model-options"],
