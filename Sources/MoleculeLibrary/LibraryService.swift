@@ -432,11 +432,12 @@ public final class LibraryService: Sendable {
         return Array(try encoder.encode(IdentifyTable(structure)))
     }
 
-    /// Each ligand's binding site and interactions as the API sends them (`proteinar interactions --json`).
+    /// Each ligand's binding site and interactions, and where chains touch, as the API sends them (`proteinar interactions --json`).
     public static func interactions(_ structure: Structure) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return Array(try encoder.encode(InteractionReport(structure, sites: InteractionFinder.sites(in: structure))))
+        return Array(try encoder.encode(InteractionReport(structure, sites: InteractionFinder.sites(in: structure),
+                                                          interfaces: ChainInterfaces.find(in: structure))))
     }
 
     /// The scene as the file or picture `output` names (an OBJ refers to its materials as `mtlFileName`).

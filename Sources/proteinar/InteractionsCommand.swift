@@ -10,7 +10,9 @@ struct InteractionsCommand: ParsableCommand {
             Hydrogen bonds, salt bridges, π-stacking, cation–π, hydrophobic contacts, halogen bonds, \
             metal coordination and water bridges by PLIP's criteria (Salentin et al. 2015); the binding \
             site is every residue with an atom within --site-radius Å of the ligand. The JSON is what \
-            GET /api/molecules/{id}/interactions sends.
+            GET /api/molecules/{id}/interactions sends. Without --ligand, also where protein chains \
+            touch: each side's residues within --site-radius Å of the other, and the H-bonds and salt \
+            bridges between them.
             """)
 
     @Argument(help: "The structure file.") var file: String
@@ -26,7 +28,8 @@ struct InteractionsCommand: ParsableCommand {
         criteria.siteRadius = siteRadius
         let sites = InteractionFinder.sites(in: structure, ligand: ligand, criteria: criteria)
         if let ligand, sites.isEmpty { throw CLIError("\(file): no ligand named \(ligand)") }
-        let report = InteractionReport(structure, sites: sites, criteria: criteria)
+        let interfaces = ligand == nil ? ChainInterfaces.find(in: structure, criteria: criteria) : []
+        let report = InteractionReport(structure, sites: sites, interfaces: interfaces, criteria: criteria)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
@@ -38,6 +41,11 @@ struct InteractionsCommand: ParsableCommand {
             let name = site.ligand.map { "\($0.residue) \($0.chain)\($0.number)" }.joined(separator: " + ")
             print("\(name)\(site.additive ? " (a common additive)" : ""): \(site.site.count) residues within \(siteRadius) Å, \(site.interactions.count) interactions")
             for entry in site.interactions { print("  \(entry.words)") }
+        }
+        for interface in report.interfaces {
+            print("chains \(interface.chains.joined(separator: " and ")): \(interface.residues.map(\.count).map(String.init).joined(separator: " and ")) residues "
+                  + "within \(siteRadius) Å of the other, \(interface.interactions.count) H-bonds and salt bridges")
+            for entry in interface.interactions { print("  \(entry.words)") }
         }
     }
 }

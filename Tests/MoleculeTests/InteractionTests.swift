@@ -66,4 +66,28 @@ struct InteractionTests {
         let report = InteractionReport(piled, sites: sites)
         #expect(report.sites.count == 1)
     }
+
+    @Test("chain interfaces: 2XHE's two chains touch; each H-bond joins an N or O of one to an N or O of the other within 4.1 Å")
+    func chainInterfaces() throws {
+        let structure = try Fixtures.read("2XHE.pdb.gz")
+        let model = try #require(structure.firstModel)
+        let found = ChainInterfaces.find(in: structure)
+        #expect(found.count == 1)
+        let interface = try #require(found.first)
+        let chainOf = model.chainIndexOfResidues(), residueOf = model.residueIndexOfAtoms()
+        #expect(interface.residues.0.allSatisfy { Int(chainOf[$0]) == interface.chains.0 } && interface.residues.1.allSatisfy { Int(chainOf[$0]) == interface.chains.1 })
+        #expect(interface.residues.0.count > 20 && interface.residues.1.count > 20)
+        let hbonds = interface.interactions.filter { $0.kind == .hydrogenBond }
+        #expect(!hbonds.isEmpty)
+        for bond in hbonds {
+            let (a, b) = (bond.from[0], bond.to[0])
+            #expect(Int(chainOf[Int(residueOf[a])]) == interface.chains.0 && Int(chainOf[Int(residueOf[b])]) == interface.chains.1)
+            #expect([7, 8].contains(model.atoms.elements[a].atomicNumber) && [7, 8].contains(model.atoms.elements[b].atomicNumber))
+            #expect(bond.distance < 4.1)
+        }
+        // One chain alone touches nothing.
+        var alone = structure
+        alone.models[0].chains = [model.chains[0]]
+        #expect(ChainInterfaces.find(in: alone).isEmpty)
+    }
 }

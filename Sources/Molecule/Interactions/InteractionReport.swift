@@ -50,14 +50,25 @@ public struct InteractionReport: Codable, Sendable, Equatable {
         public var color: String
     }
 
+    /// Where two protein chains touch (`ChainInterfaces`): each side's residues, and the H-bonds and
+    /// salt bridges between them, the first chain's atoms as `ligand`, the second's as `partner`.
+    public struct Interface: Codable, Sendable, Equatable {
+        public var chains: [String]
+        public var residues: [[ResidueName]]
+        public var interactions: [Entry]
+        public var counts: [String: Int]
+    }
+
     public var id: String
     public var siteRadius: Float
     public var sites: [Site]
+    public var interfaces: [Interface] = []
     public var legend: [Legend] = InteractionKind.allCases.map {
         Legend(kind: $0, words: $0.words, color: "#" + String(format: "%06x", $0.color))
     }
 
-    public init(_ structure: Structure, sites found: [LigandSite], criteria: InteractionCriteria = .standard) {
+    public init(_ structure: Structure, sites found: [LigandSite], interfaces touching: [ChainInterface] = [],
+                criteria: InteractionCriteria = .standard) {
         id = structure.metadata.id
         siteRadius = criteria.siteRadius
         guard let model = structure.models.first else { sites = []; return }
@@ -71,17 +82,25 @@ public struct InteractionReport: Codable, Sendable, Equatable {
             let r = residueName(Int(residueOf[a]))
             return AtomName(index: a, chain: r.chain, residue: r.residue, number: r.number, atom: model.atoms.names[a])
         }
-        sites = found.map { site in
-            let entries = site.interactions.map { i in
-                let ligand = i.from.map(atomName), partner = i.to.map(atomName)
-                return Entry(kind: i.kind, ligand: ligand, partner: partner, water: i.water.map(atomName), distance: i.distance,
-                             angle: i.angle, ligandDonates: i.ligandDonates, form: i.form.isEmpty ? nil : i.form,
-                             words: Self.words(i, ligand: ligand, partner: partner, water: i.water.map(atomName)))
-            }
+        func entry(_ i: Interaction) -> Entry {
+            let ligand = i.from.map(atomName), partner = i.to.map(atomName)
+            return Entry(kind: i.kind, ligand: ligand, partner: partner, water: i.water.map(atomName), distance: i.distance,
+                         angle: i.angle, ligandDonates: i.ligandDonates, form: i.form.isEmpty ? nil : i.form,
+                         words: Self.words(i, ligand: ligand, partner: partner, water: i.water.map(atomName)))
+        }
+        func counts(_ found: [Interaction]) -> [String: Int] {
             var counts: [String: Int] = [:]
-            for i in site.interactions { counts[i.kind.rawValue, default: 0] += 1 }
-            return Site(ligand: site.residues.map(residueName), additive: site.isAdditive, site: site.siteResidues.map(residueName),
-                        interactions: entries, counts: counts)
+            for i in found { counts[i.kind.rawValue, default: 0] += 1 }
+            return counts
+        }
+        sites = found.map { site in
+            Site(ligand: site.residues.map(residueName), additive: site.isAdditive, site: site.siteResidues.map(residueName),
+                 interactions: site.interactions.map(entry), counts: counts(site.interactions))
+        }
+        interfaces = touching.map { i in
+            Interface(chains: [model.chains[i.chains.0].id, model.chains[i.chains.1].id],
+                      residues: [i.residues.0.map(residueName), i.residues.1.map(residueName)],
+                      interactions: i.interactions.map(entry), counts: counts(i.interactions))
         }
     }
 
