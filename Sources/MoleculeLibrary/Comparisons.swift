@@ -8,7 +8,8 @@ import SceneExport
 /// morph's frames agree.
 enum Comparisons {
     /// The request's output made of `structure` and its partner `other`.
-    static func make(_ structure: Structure, id: String, with other: Structure, request: ModelRequest) throws -> [UInt8] {
+    /// `names`: how people know the two (an entry's id, an upload's file name), for the answer's words.
+    static func make(_ structure: Structure, id: String, with other: Structure, names: (String, String), request: ModelRequest) throws -> [UInt8] {
         guard let partner = request.options.partner else { throw LibraryError.badRequest("no molecule to compare with") }
         do {
             switch (request.output, partner.use) {
@@ -17,7 +18,7 @@ enum Comparisons {
                 let morph = try Morph.morph(from: structure, to: other)
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys]
-                return Array(try encoder.encode(ComparisonAnswer(fit, morph: morph, molecule: id, with: partner.id)))
+                return Array(try encoder.encode(ComparisonAnswer(fit, morph: morph, molecule: id, with: partner.id, names: names)))
             case (.identify, _), (.interactions, _):
                 throw LibraryError.badRequest("\(partner.use.rawValue): only a model or the comparison has a second molecule")
             case (_, .compare):
@@ -71,7 +72,7 @@ public struct ComparisonAnswer: Encodable, Sendable {
     public var morph: MorphFigures
     public var words: String
 
-    init(_ fit: SuperpositionResult, morph: Morph.Result, molecule: String, with: String) {
+    init(_ fit: SuperpositionResult, morph: Morph.Result, molecule: String, with: String, names: (String, String)) {
         func round(_ x: Double, _ places: Double = 1000) -> Double { (x * places).rounded() / places }
         self.molecule = molecule
         self.with = with
@@ -88,9 +89,8 @@ public struct ComparisonAnswer: Encodable, Sendable {
         self.morph = MorphFigures(frames: morph.frames, atoms: morph.atoms, unpaired: morph.unpaired, withUnpaired: morph.otherUnpaired,
                                   worstLinearBondChange: round(morph.worstLinearBondChange, 10_000),
                                   worstBondChange: round(morph.worstBondChange, 10_000), clashes: morph.clashes)
-        let name = molecule.isEmpty ? "this molecule" : molecule
         func named(_ id: String) -> String { id.trimmingCharacters(in: .whitespaces).isEmpty ? "" : " chain \(id)" }
-        words = "\(with)\(named(fit.chainA)) on \(name)\(named(fit.chainB)): \(fit.alignedLength) residues aligned "
+        words = "\(names.1)\(named(fit.chainA)) on \(names.0)\(named(fit.chainB)): \(fit.alignedLength) residues aligned "
             + "(\(Int((fit.sequenceIdentity * 100).rounded()))% identical); RMSD \(String(format: "%.1f", fit.rmsdAll)) Å over all, "
             + "\(String(format: "%.1f", fit.rmsd)) Å over the \(fit.keptLength) that fit best; TM-score \(String(format: "%.2f", fit.tmScore))"
     }

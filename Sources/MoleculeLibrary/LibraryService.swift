@@ -370,7 +370,8 @@ public final class LibraryService: Sendable {
                 let bytes = try await WorkLimiter.offload {
                     guard let otherPlain, let partner else { return try Self.convert(plain, fileName: id, request: request) }
                     return try Comparisons.make(Self.structure(plain, fileName: id), id: id,
-                                                with: Self.structure(otherPlain, fileName: partner.id), request: request)
+                                                with: Self.structure(otherPlain, fileName: partner.id),
+                                                names: (Self.name(of: record), Self.name(of: partner)), request: request)
                 }
                 progress(WorkProgress(stage: "write", message: "wrote \(bytes.count) bytes", fraction: 1))
                 let model = CachedModel(key: key, moleculeID: id, mediaType: request.output.mediaType, bytes: bytes)
@@ -411,6 +412,9 @@ public final class LibraryService: Sendable {
     }
 
     // MARK: Helpers
+
+    /// How people know a molecule: an entry by its id, an upload by its file's name (its title).
+    static func name(of record: MoleculeRecord) -> String { record.source == .upload && !record.title.isEmpty ? record.title : record.id }
 
     /// Library ids are letters, digits, `-` and `_` (no path separators, no dots).
     public static func checkLibraryID(_ id: String) throws {

@@ -17,6 +17,7 @@ import { setupSequenceStrip } from './sequence-strip.js';
 import { setupViewLink } from './view-link.js';
 import { setupMeasure } from './measure.js';
 import { setupInteractions } from './interactions.js';
+import { setupCompare } from './compare.js';
 
 // A big model also gets a coarse version for the viewer to draw while it moves, if full frames
 // turn out too slow on this device. It is a background nicety: failures are ignored.
@@ -48,12 +49,14 @@ export function setupExplore(app) {
   });
   // An ensemble's models in turn (models-player.js); labels and measurements follow each model.
   const player = setupModelsPlayer({
-    $, say, viewer: () => viewer, molecule: () => current, options: modelOptions,
+    $, say, viewer: () => viewer, molecule: () => current, options: modelOptions, frames: () => compare.frames(),
     onFrame: () => { labels.modelChanged(); measure.modelChanged(); sequence.modelChanged(); },
   });
   const measure = setupMeasure({ $, el, say, viewer: () => viewer, molecule: () => current, style: () => $('style').value });
   // What holds each ligand, and the binding-site view (the model's `site`): interactions.js.
   const interactions = setupInteractions({ $, el, say, viewer: () => viewer, molecule: () => current, show: () => showModel() });
+  // Another structure superposed, and Morph into its shape (compare.js): the model's compare= or morph=.
+  const compare = setupCompare({ $, el, say, molecule: () => current, show: () => showModel(), progress, endSite: () => interactions.setSite('', current?.id) });
   // The view as a link: the address follows it, and an address with a view shows it (view-link.js).
   const link = setupViewLink({
     $, say, viewer: () => viewer, molecule: () => current, options: modelOptions, setSticks: (s) => { neighbourSticks = s; }, setSite: interactions.setSite, labels, measure,
@@ -99,8 +102,9 @@ export function setupExplore(app) {
     const highlight = $('highlight').value.trim();
     if (highlight) options.highlight = highlight;
     if (neighbourSticks) options.sticks = neighbourSticks;
-    if (interactions.site()) options.site = interactions.site();
-    return options;
+    const compared = compare.options();  // site= cannot be combined with compare= or morph=
+    if (interactions.site() && !compared) options.site = interactions.site();
+    return { ...options, ...compared };
   }
 
   async function showModel() {
@@ -128,14 +132,17 @@ export function setupExplore(app) {
       measure.modelChanged();
       progress(null);
       say(`${current.id}: ${current.title}`);
+      compare.modelShown();  // a comparison says what it shows instead
       interactions.modelChanged();  // after the title: it says what it framed
       rememberLastMolecule(current.id);
       app.onModelShown();
       loadCoarse(current.id, controller.signal);
+      return true;
     } catch (error) {
-      if (error.name === 'AbortError') return;
+      if (error.name === 'AbortError') return undefined;  // another load took over
       progress(null);
       say(error.message, { error: true });
+      return false;
     }
   }
 
@@ -173,6 +180,7 @@ export function setupExplore(app) {
       current = m;
       sequence.show(m.id);
       interactions.show(m.id);
+      compare.show(m.id);
       $('entry-id').value = m.id;
       $('view-controls').hidden = false;
       details.show(m);
