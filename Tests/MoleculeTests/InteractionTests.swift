@@ -90,4 +90,26 @@ struct InteractionTests {
         alone.models[0].chains = [model.chains[0]]
         #expect(ChainInterfaces.find(in: alone).isEmpty)
     }
+
+    @Test("a dictionary component's ring nitrogens have the dictionary's hydrogens: 1OSN's ADP N7 and N1 take, N6 gives")
+    func dictionaryNitrogens() throws {
+        let structure = try Fixtures.read("complexes/1osn.pdb")
+        let model = try #require(structure.firstModel)
+        let chemistry = AtomChemistry(model: model, bonds: BondBuilder.bonds(of: model, in: structure))
+        // The first whole ADP (chain B's; chain A's lacks atoms).
+        let whole = model.residues.indices.first { model.residues[$0].name == "ADP" && model.atomIndex(named: "N6", inResidue: $0) != nil }
+        let adp = try #require(whole)
+        func atom(_ name: String) throws -> Int {
+            let found = model.atomIndex(named: name, inResidue: adp)
+            return try #require(found)
+        }
+        #expect(chemistry.typing.dictionaryHydrogens(try atom("N6"), residueName: "ADP") == 2)
+        #expect(chemistry.typing.dictionaryHydrogens(try atom("N7"), residueName: "ADP") == 0)
+        #expect(chemistry.typing.dictionaryHydrogens(try atom("N7"), residueName: "NOTACOMPONENT") == nil)
+        for name in ["N7", "N1", "N3"] {
+            let a = try atom(name)
+            #expect(chemistry.isAcceptor[a] && chemistry.donors[a] == nil, "\(name)")
+        }
+        #expect(chemistry.donors[try atom("N6")] != nil)
+    }
 }

@@ -65,7 +65,7 @@ struct AtomChemistry {
             for a in residue.atomRange where kept[a] {
                 let part = residue.kind == .aminoAcid
                     ? typing.aminoAcidPart(a, residueName: residue.name)
-                    : typing.otherPart(a, isWater: residue.isWater)
+                    : typing.otherPart(a, isWater: residue.isWater, residueName: residue.name)
                 isAcceptor[a] = part.acceptor
                 if let donor = part.donor { donors[a] = donor }
             }

@@ -3,7 +3,9 @@ import Geometry
 
 /// Which atoms give and take hydrogen bonds. Amino acids by their atom names; anything else by its
 /// element, its bonded neighbours and, where a file has no hydrogens, its bond lengths (a C=O is
-/// under 1.30 Å, a C–O over; a ring N with a bond under 1.33 Å carries no hydrogen).
+/// under 1.30 Å, a C–O over; a ring N with a bond under 1.33 Å carries no hydrogen); a ring or
+/// imine nitrogen of a component the Chemical Component Dictionary knows (ATP, NAD, …) has the
+/// hydrogens the dictionary gives it (ADP's N6 two, its N7 and N1 none).
 struct PolarTyping {
     let atoms: AtomTable
     let neighbours: [[Int32]]
@@ -108,13 +110,28 @@ struct PolarTyping {
         default:
             if let names = Self.acceptorNames[standard] { return Part(acceptor: names.contains(name)) }
             // A modified amino acid's side chain: typed as any other molecule.
-            return otherPart(a, isWater: false)
+            return otherPart(a, isWater: false, residueName: residueName)
         }
     }
 
     // MARK: Anything else
 
-    func otherPart(_ a: Int, isWater: Bool) -> Part {
+    /// How many hydrogens the Chemical Component Dictionary gives atom `a` of component `residueName`
+    /// (`ComponentBondTable`); nil when the component or the atom is not in it.
+    func dictionaryHydrogens(_ a: Int, residueName: String) -> Int? {
+        guard let bonds = ComponentBondTable.standard.components[residueName], !bonds.isEmpty else { return nil }
+        let name = atoms.names[a]
+        var known = false, count = 0
+        for bond in bonds {
+            let other = bond.atom1 == name ? bond.atom2 : bond.atom2 == name ? bond.atom1 : nil
+            guard let other else { continue }
+            known = true
+            if other.hasPrefix("H") { count += 1 }
+        }
+        return known ? count : nil
+    }
+
+    func otherPart(_ a: Int, isWater: Bool, residueName: String = "") -> Part {
         let element = atoms.elements[a].atomicNumber
         let p = atoms.positions[a]
         let around = heavy(a)
@@ -143,7 +160,12 @@ struct PolarTyping {
                 // An amide's or aniline's NH₂ lies in its neighbour's plane; an amine's turns.
                 return isSp2(x) ? Part(donor: planarHydrogens(a, count: 2)) : Part(acceptor: true, donor: staggeredHydrogens(a, count: 3))
             case 2:
+                // The dictionary knows whether it carries a hydrogen, where a low-resolution ring's
+                // angles blur the difference (1OSN's ADP N7 at 108°).
+                let known = dictionaryHydrogens(a, residueName: residueName)
+                if known == 0 { return Part(acceptor: true) }
                 if let ring = ringSize(a) {
+                    if known != nil { return Part(donor: planarHydrogens(a, count: 1)) }
                     // In a ring the angle at the nitrogen tells: a hydrogen widens it (pyrrole's N–H
                     // about 109°, against 105° without, in five-membered rings; 125° against 117°
                     // in six-membered ones).
@@ -152,7 +174,7 @@ struct PolarTyping {
                     return protonated ? Part(donor: planarHydrogens(a, count: 1)) : Part(acceptor: true)
                 }
                 let shortest = around.map { distance(p, atoms.positions[$0]) }.min() ?? 2
-                if shortest < 1.33 { return Part(acceptor: true) }  // an imine
+                if shortest < 1.33 && known == nil { return Part(acceptor: true) }  // an imine
                 return isSp2(around[0]) || isSp2(around[1])
                     ? Part(donor: planarHydrogens(a, count: 1))  // pyrrole-like, an amide N–H
                     : Part(acceptor: true, donor: tetrahedralPlaces(a))  // a secondary amine
