@@ -29,22 +29,10 @@ public enum ComparisonScene {
         var theirs = own
         theirs.selection = nil; theirs.highlight = nil; theirs.sticks = nil; theirs.assembly = nil
         var (scene, report) = try MoleculeSceneBuilder.build(structure, options: own, placing: false)
-        let (moved, otherReport) = try MoleculeSceneBuilder.build(other.transformed(by: superposition.transform), options: theirs, placing: false)
+        var (moved, otherReport) = try MoleculeSceneBuilder.build(other.transformed(by: superposition.transform), options: theirs, placing: false)
         paint(&scene.meshes, colors.first, keepFeatures: true)
-        var added = moved.meshes
-        paint(&added, colors.other, keepFeatures: false)
-        let base = scene.meshes.count
-        scene.meshes += added.map { mesh in
-            var m = mesh
-            m.name = "other-\(mesh.name)"
-            return m
-        }
-        scene.nodes += moved.nodes.map { node in
-            var n = node
-            n.mesh += base
-            n.name = "other-\(node.name)"
-            return n
-        }
+        paint(&moved.meshes, colors.other, keepFeatures: false)
+        scene.append(moved, namePrefix: "other-")
         MoleculeSceneBuilder.place(&scene, size: options.size)
         report.triangles = scene.triangleCount
         report.notes += otherReport.notes.map { "the other molecule: \($0)" }

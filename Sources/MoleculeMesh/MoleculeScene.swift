@@ -370,19 +370,7 @@ public enum MoleculeSceneBuilder {
             one.model = k
             let (frame, frameReport) = try build(structure, options: one)
             if k == 1 { scene.materials = frame.materials; report = frameReport }
-            let meshBase = scene.meshes.count, nodeBase = scene.nodes.count
-            scene.meshes += frame.meshes.map { mesh in
-                var m = mesh
-                m.name = "model-\(k)-\(mesh.name)"
-                return m
-            }
-            scene.nodes += frame.nodes.map { node in
-                var n = node
-                n.mesh += meshBase
-                n.name = "model-\(k)-\(node.name)"
-                return n
-            }
-            scene.frames.append(Array(nodeBase..<scene.nodes.count))
+            scene.frames.append(Array(scene.append(frame, namePrefix: "model-\(k)-")))
         }
         report.triangles = scene.triangleCount
         report.notes.append("\(count) models as frames of an animation, each under \(one.maxTriangles) triangles"

@@ -17,6 +17,25 @@ public struct TriangleScene: Sendable, Equatable {
 
     public var triangleCount: Int { nodes.reduce(0) { $0 + meshes[$1.mesh].triangleCount } }
 
+    /// Adds `other`'s meshes and nodes, their names prefixed with `namePrefix`, its parts keeping
+    /// their material indices (this scene's materials); returns the range of its nodes here.
+    @discardableResult
+    public mutating func append(_ other: TriangleScene, namePrefix: String) -> Range<Int> {
+        let meshBase = meshes.count, nodeBase = nodes.count
+        meshes += other.meshes.map { mesh in
+            var m = mesh
+            m.name = namePrefix + mesh.name
+            return m
+        }
+        nodes += other.nodes.map { node in
+            var n = node
+            n.mesh += meshBase
+            n.name = namePrefix + node.name
+            return n
+        }
+        return nodeBase..<nodes.count
+    }
+
     /// The scene as its first frame shows it (itself when it has no frames): for formats that carry
     /// no animation.
     public var firstFrame: TriangleScene {

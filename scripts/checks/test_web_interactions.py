@@ -21,7 +21,7 @@ import urllib.request
 import pytest
 
 from proteinar_testing.browser import Browser
-from proteinar_testing.explore_page import KEEP_FRAME, SHOWN, draw_in_full, open_molecule, show_style
+from proteinar_testing.explore_page import CONTROLS, KEEP_FRAME, SHOWN, check_controls, draw_in_full, open_molecule, show_style
 
 pytestmark = pytest.mark.browser
 
@@ -71,10 +71,8 @@ fetch('/api/molecules/1AKE/identify.json').then((r) => r.json()).then((t) => {
   }));
   done([same, dimmed, wrong]);
 }, (e) => done(String(e)));"""
-# Every control in the panel: its accessible words, its size, whether it shows.
-CONTROLS = """return [...document.querySelectorAll('#interactions summary, #interactions button, #interactions select')].filter((e) => e.offsetParent)
-  .map((e) => { const r = e.getBoundingClientRect(); const name = (e.getAttribute('aria-label') || (e.labels?.[0]?.textContent ?? '') + e.textContent).trim();
-    return [e.id || e.tagName, name.slice(0, 40), r.width, r.height]; })"""
+# The panel's controls (explore_page.CONTROLS reads their names and sizes).
+SELECTOR = "#interactions summary, #interactions button, #interactions select"
 SITE_SHOWN = ("const p = document.getElementById('interactions'); return window.__proteinarExplore.viewer.model !== window.__shown"
               " && p.dataset.framed === arguments[0] && document.getElementById('status').textContent.startsWith('1AKE')")
 
@@ -225,12 +223,7 @@ def test_interactions_list_the_servers_and_show_the_binding_site(web, checks, sh
         check("another style ends the binding-site view", not any(m.startswith("interactions") for m in meshes)
               and b.js("return document.getElementById('interactions-site').getAttribute('aria-pressed')") == "false", str(meshes))
 
-        controls = b.js(CONTROLS)
-        small = [c for c in controls if c[2] < 44 or c[3] < 44]
-        unnamed = [c for c in controls if not c[1]]
-        check(f"every control of the panel is named and at least 44 px ({len(controls)} controls)", controls and not small and not unnamed, f"{small} {unnamed}")
-        wide = b.js("return [document.documentElement.scrollWidth, innerWidth]")
-        check("nothing is wider than the window", wide[0] <= wide[1], str(wide))
+        check_controls(b, check, "the panel", b.js(CONTROLS, SELECTOR))
 
         # A molecule with no ligand says so.
         b.js("document.getElementById('interactions').scrollIntoView({ block: 'center' })")

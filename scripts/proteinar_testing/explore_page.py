@@ -1,6 +1,7 @@
 """Explore in a checks' browser as a person opens it: a molecule by its address, shown once its model
 is in the view and the status names it; another style from the Style control, shown once the new
-model has replaced the old one; the view's pixels kept once it is drawn in full."""
+model has replaced the old one; the view's pixels kept once it is drawn in full; a panel's controls
+named and big enough to tap."""
 
 SHOWN = "return window.__proteinarExplore?.viewer?.model && document.getElementById('status').textContent.startsWith(arguments[0])"
 
@@ -35,3 +36,22 @@ def draw_in_full(browser, reset=False, timeout=30):
         c.addEventListener('viewer-frame', seen);
         const v = window.__proteinarExplore.viewer; if (arguments[0]) v.resetView(); v.requestRender();""", reset)
     browser.wait("return window.__drawnInFull", timeout)
+
+
+# The visible controls matching the selector arguments[0]: [id or tag, accessible name (aria-label,
+# else its labels' text, else its own), width, height].
+CONTROLS = """return [...document.querySelectorAll(arguments[0])].filter((e) => e.offsetParent).map((e) => {
+  const r = e.getBoundingClientRect();
+  const name = (e.getAttribute('aria-label') || [...(e.labels ?? [])].map((l) => l.textContent).join(' ') || e.textContent).trim();
+  return [e.id || e.tagName, name.slice(0, 40), r.width, r.height]; })"""
+
+
+def check_controls(browser, check, what, controls):
+    """Checks that every control of `controls` (rows as CONTROLS gives them) is named and at least 44 px
+    each way, and that nothing in the page is wider than the window."""
+    small = [c for c in controls if c[2] < 44 or c[3] < 44]
+    unnamed = [c for c in controls if not c[1]]
+    check(f"every control of {what} is named and at least 44 px ({len(controls)} controls)", bool(controls) and not small and not unnamed,
+          f"{small} {unnamed}")
+    wide = browser.js("return [document.documentElement.scrollWidth, innerWidth]")
+    check("nothing is wider than the window", wide[0] <= wide[1], str(wide))
