@@ -2,8 +2,8 @@ import Geometry
 
 /// Where two protein chains touch: for each pair of chains of a model, the residues of each with a
 /// heavy atom within the site radius (4.5 Å) of the other's, and the hydrogen bonds and salt bridges
-/// between them by the same criteria as a ligand's (`InteractionCriteria`; one H-bond per donor, the
-/// best angle; none between groups paired as a salt bridge). Pure computation, no I/O.
+/// between them by the same search as a ligand's (`PolarPairs`: one H-bond per donor, the best
+/// angle; none between groups paired as a salt bridge). Pure computation, no I/O.
 public struct ChainInterface: Sendable, Equatable {
     /// The two chains (indices into the model's chains, the first lower).
     public var chains: (Int, Int)
@@ -54,42 +54,11 @@ public enum ChainInterfaces {
         }
         return residues.keys.sorted { ($0.first, $0.second) < ($1.first, $1.second) }.map { pair in
             let (first, second) = residues[pair] ?? ([], [])
-            let bridges = saltBridges(first.sorted(), second.sorted(), chemistry, criteria)
-            let hbonds = hydrogenBonds(polar[pair] ?? [], excluding: bridges, chemistry, criteria)
+            let charged = { (residues: Set<Int>) in residues.sorted().compactMap { ChargedGroups.aminoAcid(model.residues[$0], in: chemistry) } }
+            let bridges = PolarPairs.saltBridges(charged(first), charged(second), criteria: criteria)
+            let hbonds = PolarPairs.hydrogenBonds(polar[pair] ?? [], excluding: bridges, chemistry: chemistry, criteria: criteria)
             return ChainInterface(chains: (pair.first, pair.second), residues: (first.sorted(), second.sorted()),
                                   interactions: bridges + hbonds.sorted { ($0.from.first ?? 0, $0.to.first ?? 0) < ($1.from.first ?? 0, $1.to.first ?? 0) })
         }
-    }
-
-    static func saltBridges(_ first: [Int], _ second: [Int], _ chemistry: AtomChemistry, _ criteria: InteractionCriteria) -> [Interaction] {
-        let a = first.compactMap { ChargedGroups.aminoAcid(chemistry.model.residues[$0], in: chemistry) }
-        let b = second.compactMap { ChargedGroups.aminoAcid(chemistry.model.residues[$0], in: chemistry) }
-        var out: [Interaction] = []
-        for x in a { for y in b where x.positive != y.positive {
-            let d = distance(x.center, y.center)
-            if d > criteria.minimumDistance && d < criteria.saltBridgeMax { out.append(Interaction(kind: .saltBridge, from: x.atoms, to: y.atoms, distance: d)) }
-        } }
-        return out
-    }
-
-    /// One H-bond per donor (the best angle) among atom pairs within reach, first chain's atom first.
-    static func hydrogenBonds(_ pairs: [(Int, Int)], excluding bridges: [Interaction], _ chemistry: AtomChemistry,
-                              _ criteria: InteractionCriteria) -> [Interaction] {
-        let paired = Set(bridges.flatMap { b in b.from.flatMap { f in b.to.map { Set([f, $0]) } } })
-        let p = chemistry.positions
-        var best: [Int: Interaction] = [:]
-        func consider(donor: Int, acceptor: Int, firstDonates: Bool) {
-            let d = distance(p[donor], p[acceptor])
-            guard d > criteria.minimumDistance, d < criteria.hydrogenBondMax, !paired.contains([donor, acceptor]),
-                  let (angle, _) = chemistry.bestHydrogen(donor, toward: p[acceptor]), angle > criteria.hydrogenBondAngleMin else { return }
-            if let kept = best[donor], (kept.angle ?? 0) >= angle { return }
-            best[donor] = Interaction(kind: .hydrogenBond, from: [firstDonates ? donor : acceptor], to: [firstDonates ? acceptor : donor],
-                                      distance: d, angle: angle, ligandDonates: firstDonates)
-        }
-        for (x, y) in pairs {
-            if chemistry.donors[x] != nil, chemistry.isAcceptor[y] { consider(donor: x, acceptor: y, firstDonates: true) }
-            if chemistry.donors[y] != nil, chemistry.isAcceptor[x] { consider(donor: y, acceptor: x, firstDonates: false) }
-        }
-        return Array(best.values)
     }
 }

@@ -82,9 +82,11 @@ struct SiteSearch {
         let ligandCharges = ChargedGroups.ligand(ligandAtoms, in: chemistry)
         let partnerCharges = partnerResidues.compactMap { ChargedGroups.aminoAcid(model.residues[$0], in: chemistry) }
 
-        let bridges = saltBridges(ligandCharges, partnerCharges)
+        let bridges = PolarPairs.saltBridges(ligandCharges, partnerCharges, criteria: criteria)
         let stacks = stacking(ligandRings, partnerRings)
-        let hbonds = hydrogenBonds(excluding: bridges)
+        let (ligand, partners) = (ligandAtoms, partnerAtoms)
+        let hbonds = PolarPairs.hydrogenBonds(ligand.lazy.flatMap { l in partners.lazy.map { (l, $0) } }, excluding: bridges,
+                                              chemistry: chemistry, criteria: criteria)
         found = bridges + hbonds + stacks
         found += cationPi(ligandRings, partnerCharges, ligandRingSide: true, stacks: stacks)
         found += cationPi(partnerRings, ligandCharges, ligandRingSide: false, stacks: stacks)
@@ -106,45 +108,6 @@ struct SiteSearch {
     }
 
     private func within(_ d: Float, _ max: Float) -> Bool { d > criteria.minimumDistance && d < max }
-
-    // MARK: Salt bridges, H-bonds
-
-    private func saltBridges(_ ligand: [ChargedGroup], _ partner: [ChargedGroup]) -> [Interaction] {
-        var out: [Interaction] = []
-        for l in ligand { for q in partner where l.positive != q.positive {
-            let d = distance(l.center, q.center)
-            if within(d, criteria.saltBridgeMax) { out.append(Interaction(kind: .saltBridge, from: l.atoms, to: q.atoms, distance: d)) }
-        } }
-        return out
-    }
-
-    /// Donor–acceptor pairs within reach whose best hydrogen makes the angle, one per donor (the
-    /// largest angle), none between two groups already paired as a salt bridge.
-    private func hydrogenBonds(excluding bridges: [Interaction]) -> [Interaction] {
-        let paired = Set(bridges.flatMap { b in b.from.flatMap { f in b.to.map { [f, $0] } } }.map { Set($0) })
-        var best: [Int: Interaction] = [:]
-        func consider(donor: Int, acceptor: Int, ligandDonates: Bool) {
-            let d = distance(p[donor], p[acceptor])
-            guard within(d, criteria.hydrogenBondMax), !paired.contains([donor, acceptor]),
-                  let (angle, _) = chemistry.bestHydrogen(donor, toward: p[acceptor]), angle > criteria.hydrogenBondAngleMin else { return }
-            if let kept = best[donor], (kept.angle ?? 0) >= angle { return }
-            // Two atoms that each may give (two hydroxyls) make one H-bond, not one each way: the
-            // better angle's.
-            if let reverse = best[acceptor], Set(reverse.from + reverse.to) == [donor, acceptor] {
-                guard (reverse.angle ?? 0) < angle else { return }
-                best[acceptor] = nil
-            }
-            best[donor] = Interaction(kind: .hydrogenBond, from: [ligandDonates ? donor : acceptor], to: [ligandDonates ? acceptor : donor],
-                                      distance: d, angle: angle, ligandDonates: ligandDonates)
-        }
-        for l in ligandAtoms {
-            for q in partnerAtoms {
-                if chemistry.donors[l] != nil, chemistry.isAcceptor[q] { consider(donor: l, acceptor: q, ligandDonates: true) }
-                if chemistry.donors[q] != nil, chemistry.isAcceptor[l] { consider(donor: q, acceptor: l, ligandDonates: false) }
-            }
-        }
-        return Array(best.values)
-    }
 
     // MARK: Rings
 
