@@ -45,10 +45,9 @@ struct MorphCommand: ParsableCommand {
         guard let output, let format else { return }
         switch format {
         case "glb":
-            var parameters = ["style": style, "model": "all"]
-            parameters["max-triangles"] = String(ModelRequest.Target.screen.triangleBudget)
+            // The screen's default budget (300,000 triangles), shared by the frames.
             let options: MoleculeSceneOptions
-            do { options = try ModelRequest.sceneOptions(parameters, limits: .commandLine) } catch { throw CLIError("--\(error)") }
+            do { options = try ModelRequest.sceneOptions(["style": style, "model": "all"], limits: .commandLine) } catch { throw CLIError("--\(error)") }
             let scene: TriangleScene
             do { scene = try ComparisonScene.morph(morph, options: options).0 } catch { throw CLIError("\(error)") }
             try writeFile(ModelFormat.glb.encode(scene, mtlFileName: "model.mtl", glb: .quantized), to: output)
