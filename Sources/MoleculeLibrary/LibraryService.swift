@@ -416,9 +416,13 @@ public final class LibraryService: Sendable {
     /// How people know a molecule: an entry by its id, an upload by its file's name (its title).
     static func name(of record: MoleculeRecord) -> String { record.source == .upload && !record.title.isEmpty ? record.title : record.id }
 
-    /// Library ids are letters, digits, `-` and `_` (no path separators, no dots).
+    /// Library ids are letters, digits, `-` and `_` (no path separators, no dots), at most 64.
+    public static func isLibraryID(_ id: String) -> Bool {
+        !id.isEmpty && id.count <= 64 && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+    }
+
     public static func checkLibraryID(_ id: String) throws {
-        guard !id.isEmpty, id.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+        guard isLibraryID(id) else {
             throw LibraryError.badRequest("'\(id.prefix(80))' is not a library id (letters, digits, - and _, at most 64)")
         }
     }

@@ -183,9 +183,9 @@ public struct ModelRequest: Sendable {
         return ModelRequest(output: .comparison, options: options)
     }
 
-    /// A partner's library id, checked as `LibraryService.checkLibraryID` does.
+    /// A partner's library id (`LibraryService.isLibraryID`).
     static func partnerID(_ id: String, option: String) throws(RequestError) -> String {
-        guard !id.isEmpty, id.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+        guard LibraryService.isLibraryID(id) else {
             throw RequestError("\(option) '\(id.prefix(40))': expected a library id (letters, digits, - and _, at most 64), such as 4AKE")
         }
         return id
