@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "PDBArchive", targets: ["PDBArchive"]),
         .library(name: "ProteinDesign", targets: ["ProteinDesign"]),
         .library(name: "Rooms", targets: ["Rooms"]),
+        .library(name: "Lessons", targets: ["Lessons"]),
         .library(name: "RoomHost", targets: ["RoomHost"]),
         .library(name: "RoomModels", targets: ["RoomModels"]),
         .library(name: "Geometry", targets: ["Geometry"]),
@@ -103,6 +104,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // Lessons without HTTP: steps (views, text, questions) checked against their limits, owned,
+        // answered and tallied over a lesson store.
+        .target(name: "Lessons", dependencies: ["Storage"]),
         // Clients of the RCSB PDB and AlphaFold DB.
         .target(
             name: "PDBArchive",
@@ -156,7 +160,7 @@ let package = Package(
         .target(
             name: "ProteinARServer",
             dependencies: [
-                "Accounts", "LiveRooms", "Storage", "Molecule", "MoleculeLibrary", "MoleculeMesh", "PDBArchive", "ProteinDesign", "RoomHost", "RoomModels",
+                "Accounts", "Lessons", "LiveRooms", "Storage", "Molecule", "MoleculeLibrary", "MoleculeMesh", "PDBArchive", "ProteinDesign", "RoomHost", "RoomModels",
                 "SceneExport", "Rooms", "TextOutput", "WebApp",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CompressNIO", package: "compress-nio"),
@@ -230,6 +234,7 @@ let package = Package(
             path: "Tests/TestArchive"
         ),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
+        .testTarget(name: "LessonsTests", dependencies: ["Lessons", "Storage", "TestSupport"]),
         .testTarget(name: "RoomHostTests", dependencies: ["RoomHost", "Storage", "Rooms", "TestSupport"]),
         .testTarget(
             name: "MoleculeLibraryTests",

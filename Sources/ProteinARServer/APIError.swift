@@ -1,6 +1,7 @@
 import Accounts
 import Foundation
 import Hummingbird
+import Lessons
 import ProteinDesign
 import Storage
 import NIOCore
@@ -55,6 +56,13 @@ struct APIError: HTTPResponseError {
             case .tooManyRequests: return APIError(.tooManyRequests, e.message, retryAfter: e.retryAfter)
             }
         case let e as RequestError: return APIError(.badRequest, e.description)
+        case let e as LessonError:
+            switch e.kind {
+            case .badRequest: return APIError(.badRequest, e.message)
+            case .notFound: return APIError(.notFound, e.message)
+            case .forbidden: return APIError(.forbidden, e.message)
+            case .conflict: return APIError(.conflict, e.message)
+            }
         case let e as DesignError: return APIError(.badRequest, e.message)
         case let e as RoomError:
             switch e.kind {

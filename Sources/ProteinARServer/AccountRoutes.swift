@@ -107,11 +107,12 @@ struct AccountRoutes: Sendable {
 
 /// A request's JSON body, decoded, or a 415/400 that says what was expected.
 enum JSONBody {
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request, example: String) async throws -> T {
+    /// `limit`: the most bytes the body may have (413 past it).
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request, example: String, limit: Int = 64 << 10) async throws -> T {
         guard (request.headers[.contentType] ?? "").hasPrefix("application/json") else {
             throw APIError(.unsupportedMediaType, "send JSON (Content-Type: application/json), e.g. \(example)")
         }
-        let body = try await call { try await request.body.collect(upTo: 64 << 10) }
+        let body = try await call { try await request.body.collect(upTo: limit) }
         do { return try JSONDecoder().decode(T.self, from: Data(body.readableBytesView)) } catch {
             throw APIError(.badRequest, "expected \(example): \(RoomJSONErrors.describe(error))")
         }

@@ -5,6 +5,7 @@ import HummingbirdCore
 import HummingbirdTLS
 import HummingbirdWSCompression
 import HummingbirdWebSocket
+import Lessons
 import LiveRooms
 import Logging
 import Metrics
@@ -114,6 +115,7 @@ public enum ProteinARServer {
         InvitationRoutes(host: services.host, accounts: services.accountRoutes,
                          budget: InvitationBudget(perHour: limits.invitationsPerHour, perDay: limits.invitationsPerDay))
             .register(on: asking)
+        LessonRoutes(service: services.lessons, accounts: services.accounts.store).register(on: asking)
         PhoneAddress(publicURL: configuration.publicURL, secure: configuration.tlsCertificate != nil, listensOn: configuration.host)
             .register(on: api)
         MapTiles(template: configuration.tileServer, attribution: configuration.tileAttribution).register(on: router)
@@ -140,6 +142,7 @@ struct ServerServices: Sendable {
     let limits: ServerLimits
     let proxies: TrustedProxies
     let edge: ConnectionCounter
+    let lessons: LessonService
 
     init(library: LibraryService, configuration: ServerConfiguration) throws {
         for proxy in configuration.edge.trustedProxies where TrustedProxies.address(proxy) == nil {
@@ -160,6 +163,7 @@ struct ServerServices: Sendable {
         settingsFeed = RoomSettingsFeed(summaries: accountRoutes.rooms)
         proxies = TrustedProxies(configuration.edge.trustedProxies)
         edge = ConnectionCounter(limits: configuration.edge)
+        lessons = LessonService(store: store)
     }
 }
 

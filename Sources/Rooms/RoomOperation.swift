@@ -14,8 +14,10 @@ public enum RoomOperation: Sendable, Equatable, Codable {
     case addNote(id: String, text: String, anchor: NoteAnchor)
     case removeNote(id: String)
     case setMolecule(MoleculePlacement?)
+    /// The lesson step (and camera) the owner presents, or none: the presentation ends (owner only).
+    case present(Presentation?)
 
-    private enum CodingKeys: String, CodingKey { case type, id, points, color, width, text, anchor, molecule }
+    private enum CodingKeys: String, CodingKey { case type, id, points, color, width, text, anchor, molecule, presentation }
 
     /// Points the operation carries (what checking and storing it cost grows with).
     public var pointCount: Int {
@@ -26,7 +28,7 @@ public enum RoomOperation: Sendable, Equatable, Codable {
     }
 
     /// The names of the operation types, as messages carry them in `type`.
-    public static let typeNames = ["add-stroke", "extend-stroke", "remove-stroke", "undo", "clear", "add-note", "remove-note", "set-molecule"]
+    public static let typeNames = ["add-stroke", "extend-stroke", "remove-stroke", "undo", "clear", "add-note", "remove-note", "set-molecule", "present"]
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -45,6 +47,7 @@ public enum RoomOperation: Sendable, Equatable, Codable {
                             anchor: try c.decode(NoteAnchor.self, forKey: .anchor))
         case "remove-note": self = .removeNote(id: try c.decode(String.self, forKey: .id))
         case "set-molecule": self = .setMolecule(try c.decodeIfPresent(MoleculePlacement.self, forKey: .molecule))
+        case "present": self = .present(try c.decodeIfPresent(Presentation.self, forKey: .presentation))
         default:
             throw DecodingError.dataCorruptedError(forKey: .type, in: c,
                 debugDescription: "unknown operation type '\(type.prefix(40))'; accepted: \(Self.typeNames.joined(separator: ", "))")
@@ -67,6 +70,7 @@ public enum RoomOperation: Sendable, Equatable, Codable {
             try c.encode(anchor, forKey: .anchor)
         case let .removeNote(id): try c.encode("remove-note", forKey: .type); try c.encode(id, forKey: .id)
         case let .setMolecule(placement): try c.encode("set-molecule", forKey: .type); try c.encodeIfPresent(placement, forKey: .molecule)
+        case let .present(presentation): try c.encode("present", forKey: .type); try c.encodeIfPresent(presentation, forKey: .presentation)
         }
     }
 }

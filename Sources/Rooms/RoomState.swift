@@ -36,6 +36,8 @@ public struct RoomState: Sendable, Equatable, Codable {
     public private(set) var strokes: [Stroke] = []
     public private(set) var notes: [Note] = []
     public private(set) var molecule: MoleculePlacement?
+    /// The lesson step the owner presents, if any (`present`).
+    public private(set) var presentation: Presentation?
     public private(set) var totalPoints = 0
     /// Recent (author, client id) pairs and the sequence each got, so a resend is answered with the
     /// original sequence instead of being applied twice; kept in order, oldest dropped first.
@@ -99,6 +101,8 @@ public struct RoomState: Sendable, Equatable, Codable {
             notes.removeAll { $0.id == id }
         case let .setMolecule(placement):
             molecule = placement
+        case let .present(shown):
+            presentation = shown
         }
     }
 
@@ -181,6 +185,10 @@ public struct RoomState: Sendable, Equatable, Codable {
                     throw RoomError(.invalid, "a placement is 16 finite numbers (a column-major 4×4 matrix)")
                 }
             }
+            return operation
+        case let .present(shown):
+            guard role == .owner else { throw RoomError(.forbidden, "only the room's owner presents a lesson in room \(room.id)") }
+            try shown?.check()
             return operation
         }
     }

@@ -3,7 +3,7 @@ import Foundation
 /// Where the library lives: SQLite on one machine (the default), PostgreSQL when several servers
 /// share one library. Both keep the same tables, and every write that belongs together (a molecule
 /// and its file) is one transaction, so a process killed half-way leaves no half-written record.
-public protocol LibraryStore: RoomLogStore, AccountStore, InvitationStore {
+public protocol LibraryStore: RoomLogStore, AccountStore, InvitationStore, LessonStore {
     /// A short name for logs and health checks (`sqlite:/path`, `postgres://host/db`).
     var location: String { get }
 

@@ -126,6 +126,20 @@ public final class PostgresLibraryStore: LibraryStore {
                     invited_by TEXT NOT NULL, invited_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (room_id, email))
                 """,
                 "CREATE INDEX IF NOT EXISTS room_invitations_email ON room_invitations(email)",
+                // Lessons and their answers (see the SQLite store's v8).
+                """
+                CREATE TABLE IF NOT EXISTS lessons (
+                    id TEXT PRIMARY KEY, owner_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                    title TEXT NOT NULL, steps TEXT NOT NULL, step_count INTEGER NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL, updated_at DOUBLE PRECISION NOT NULL)
+                """,
+                "CREATE INDEX IF NOT EXISTS lessons_owner ON lessons(owner_id, updated_at)",
+                """
+                CREATE TABLE IF NOT EXISTS lesson_answers (
+                    lesson_id TEXT NOT NULL REFERENCES lessons(id) ON DELETE CASCADE, step_id TEXT NOT NULL,
+                    answerer TEXT NOT NULL, name TEXT, choice INTEGER NOT NULL, answered_at DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY (lesson_id, step_id, answerer))
+                """,
             ] {
                 try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }

@@ -138,6 +138,29 @@ public final class SQLiteLibraryStore: LibraryStore {
                 CREATE INDEX room_invitations_email ON room_invitations(email);
                 """)
         }
+        migrator.registerMigration("v8-lessons") { db in
+            // Lessons (their steps as JSON text) and the answers to their questions, one per person
+            // and step (LessonStore). Nothing stored before is touched.
+            try db.execute(sql: """
+                CREATE TABLE lessons (
+                    id TEXT PRIMARY KEY,
+                    owner_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                    title TEXT NOT NULL,
+                    steps TEXT NOT NULL,
+                    step_count INTEGER NOT NULL,
+                    created_at REAL NOT NULL,
+                    updated_at REAL NOT NULL);
+                CREATE INDEX lessons_owner ON lessons(owner_id, updated_at);
+                CREATE TABLE lesson_answers (
+                    lesson_id TEXT NOT NULL REFERENCES lessons(id) ON DELETE CASCADE,
+                    step_id TEXT NOT NULL,
+                    answerer TEXT NOT NULL,
+                    name TEXT,
+                    choice INTEGER NOT NULL,
+                    answered_at REAL NOT NULL,
+                    PRIMARY KEY (lesson_id, step_id, answerer));
+                """)
+        }
         try await Task.detached { try migrator.migrate(pool) }.value
     }
 

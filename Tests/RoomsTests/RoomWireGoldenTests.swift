@@ -14,7 +14,7 @@ struct RoomWireGoldenTests {
 
     /// A room with every kind of content: a smooth stroke (`r`), a jagged one (`q`), one off the
     /// 0.1 mm grid (plain points), a guest's stroke, notes with text that needs escaping, pinned
-    /// in space and to a residue, and a placed molecule.
+    /// in space and to a residue, a placed molecule and a lesson presented.
     static let operations: [LoggedOperation] = [
         .init(sequence: 1, author: "a1f00", clientOpID: "c1", operation: .addStroke(
             id: "s1", points: [.init(0.1, 0.2, 0.3), .init(0.1123, 0.2045, 0.2933), .init(0.1246, 0.209, 0.2866), .init(0.1369, 0.2135, 0.2799)],
@@ -30,6 +30,8 @@ struct RoomWireGoldenTests {
             id: "n2", text: "Gly 10", anchor: .residue(chain: "A", number: 10))),
         .init(sequence: 7, author: "a1f00", clientOpID: "c7", operation: .setMolecule(.init(
             moleculeID: "1AKE", style: "cartoon", transform: [0.5, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 0.5, 0, 0.01, 0.125, -0.2, 1]))),
+        .init(sequence: 8, author: "a1f00", clientOpID: "c8", operation: .present(.init(
+            lesson: "l0123456789abcdef0123", step: 2, camera: "q0.1,0.2,0.3,0.9274;d0.8;t0,0.1,-0.05"))),
     ]
 
     static var state: RoomState {

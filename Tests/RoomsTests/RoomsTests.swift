@@ -192,12 +192,46 @@ struct RoomsTests {
         }
         _ = try accept(&state, teacher, "note", .addNote(id: "n1", text: "a \"quoted\" note\\ with\nlines and ünïcode", anchor: .residue(chain: "A", number: 42)))
         _ = try accept(&state, teacher, "mol", .setMolecule(MoleculePlacement(moleculeID: "1AKE", style: "surface")))
+        _ = try accept(&state, teacher, "show", .present(Presentation(lesson: "l42", step: 3, camera: "q0,0,0,1;d0.5;t0,0,0")))
         let decoded = try JSONDecoder().decode(RoomState.self, from: Data(try state.snapshotJSON().utf8))
         #expect(decoded == state)
         #expect(try JSONDecoder().decode(RoomState.self, from: JSONEncoder().encode(state)) == decoded)
         // The recent client ids came through: a resend is still recognised.
         var copy = decoded
         #expect(try copy.apply(ClientOperation(clientOpID: "c3", operation: Self.stroke("s3")), by: student, in: room) == .duplicate(sequence: 4))
+    }
+
+    @Test("a lesson presented: the owner's alone, checked, kept in the state, ended with an empty present")
+    func presenting() throws {
+        var state = RoomState()
+        let shown = Presentation(lesson: "l0123456789abcdef0123", step: 2, camera: "q0.1,0.2,0.3,0.9274;d0.8;t0,0.1,-0.05")
+        _ = try accept(&state, teacher, "p1", .present(shown))
+        #expect(state.presentation == shown)
+        #expect(RoomStateJSON(state).presentation == shown)
+        for actor in [student, guest] {
+            #expect(throws: RoomError.self) { _ = try accept(&state, actor, "p-\(actor.id)", .present(Presentation(lesson: "l1", step: 0))) }
+        }
+        let bad: [(Presentation, String)] = [
+            (Presentation(lesson: "l1", step: -1), "numbered 0 to 39"),
+            (Presentation(lesson: "l1", step: 40), "numbered 0 to 39"),
+            (Presentation(lesson: "l 1", step: 0), "lesson id"),
+            (Presentation(lesson: "l1", step: 0, camera: "q0;<script>"), "camera"),
+            (Presentation(lesson: "l1", step: 0, camera: String(repeating: "1", count: 201)), "camera"),
+            (Presentation(lesson: "l1", step: 0, camera: ""), "camera"),
+        ]
+        for (presentation, words) in bad {
+            do {
+                _ = try accept(&state, teacher, "bad", .present(presentation))
+                Issue.record("accepted \(presentation)")
+            } catch let error as RoomError {
+                #expect(error.message.contains(words), "\(error.message)")
+            }
+        }
+        #expect(state.presentation == shown, "nothing changed by the refused ones")
+        _ = try accept(&state, teacher, "p2", .present(nil))
+        #expect(state.presentation == nil)
+        let text = String(decoding: try RoomWire.encoder.encode(ClientOperation(clientOpID: "x", operation: .present(shown))), as: UTF8.self)
+        #expect(text.contains(#""presentation":{"camera":"q0.1,0.2,0.3,0.9274;d0.8;t0,0.1,-0.05","lesson":"l0123456789abcdef0123","step":2},"type":"present""#))
     }
 
     @Test("the one JSON string escaper reads back as the text, for every control character, quotes, backslashes and UTF-8")

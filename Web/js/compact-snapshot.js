@@ -40,5 +40,6 @@ export function expandSnapshot(snapshot) {
     }
     return { id: s.id, author: snapshot.authors[s.a], color: snapshot.colors[s.c], width: s.w, points };
   });
-  return { sequence: snapshot.sequence, strokes, notes: snapshot.notes, molecule: snapshot.molecule ?? null };
+  return { sequence: snapshot.sequence, strokes, notes: snapshot.notes, molecule: snapshot.molecule ?? null,
+    presentation: snapshot.presentation ?? null };
 }

@@ -9,10 +9,12 @@ import pytest
 import yaml
 
 from proteinar_testing.accounts import Account, make_room
+from proteinar_testing.http_client import http, want
 from proteinar_testing.paths import ROOT
 
 IGNORED = {"date", "set-cookie"}
 ROOM = "{room}"  # replaced by a public room's id
+LESSON = "{lesson}"  # replaced by the owner's lesson's id
 
 # Each GET path of openapi.yaml → the requests that stand for it.
 EXAMPLES = {
@@ -41,6 +43,9 @@ EXAMPLES = {
     "/api/rooms/{room}/state": ["/api/rooms/{room}/state", "/api/rooms/{room}/state?at=0"],
     "/api/rooms/{room}/live": ["/api/rooms/{room}/live"],
     "/api/rooms/{room}/{model}": ["/api/rooms/{room}/model.glb", "/api/rooms/{room}/model.usdz"],
+    "/api/lessons": ["/api/lessons"],
+    "/api/lessons/{lesson}": ["/api/lessons/{lesson}", "/api/lessons/lnosuch"],
+    "/api/lessons/{lesson}/answers": ["/api/lessons/{lesson}/answers"],
     "/healthz": ["/healthz"],
     "/metrics": ["/metrics"],
 }
@@ -59,7 +64,7 @@ def requests():
 
 @pytest.fixture(scope="module")
 def site(proteinar_bin, tmp_path_factory):
-    """One server with the stand-in archive, an owner and a public room of theirs."""
+    """One server with the stand-in archive, an owner, a public room and a lesson of theirs."""
     from proteinar_testing.archive import ArchiveStandIn
     from proteinar_testing.server import ServerProcess
     archive = ArchiveStandIn({}, {"1AKE": ("Adenylate kinase", "X-RAY DIFFRACTION", 2.0, "1992-01-01")})
@@ -68,7 +73,11 @@ def site(proteinar_bin, tmp_path_factory):
         Account(server, "Admin")
         owner = Account(server, "Owner")
         room = make_room(server, owner, "head", public=True)
-        yield server, owner, room
+        step = {"molecule": "1AKE", "view": "style=cartoon", "text": "The lid.",
+                "question": {"prompt": "Which?", "choices": ["LID", "CORE"], "answer": 0}}
+        lesson = want(http(server, "POST", "/api/lessons", {"title": "head", "steps": [step]}, token=owner.token),
+                      201, "make a lesson")["id"]
+        yield server, owner, room, lesson
     finally:
         server.close()
         archive.close()
@@ -88,8 +97,8 @@ def ask(server, method, path, token):
 @pytest.mark.parametrize("path,url", requests(), ids=[url or f"{path} (no example)" for path, url in requests()])
 def test_head_answers_as_get(site, path, url):
     assert url is not None, f"{path}: a GET path of openapi.yaml with no example in test_head.py"
-    server, owner, room = site
-    url = url.replace(ROOM, room)
+    server, owner, room, lesson = site
+    url = url.replace(ROOM, room).replace(LESSON, lesson)
     get = ask(server, "GET", url, owner.token)
     head = ask(server, "HEAD", url, owner.token)
     # A body that changes between requests (a "last viewed" time) changes its length: HEAD must

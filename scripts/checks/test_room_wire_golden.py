@@ -22,7 +22,7 @@ def test_compact_snapshot_expands_to_the_client_snapshot():
 
 def test_stored_snapshot_holds_the_same_room():
     stored, client = json.loads(golden("stored-snapshot.json")), json.loads(golden("client-snapshot.json"))
-    assert {k: stored[k] for k in ("sequence", "strokes", "notes", "molecule")} == client
+    assert {k: stored[k] for k in ("sequence", "strokes", "notes", "molecule", "presentation")} == client
     assert stored["recentOrder"] == list(stored["recent"])
 
 

@@ -12,7 +12,7 @@ def inflate(frame):
 
 
 def expand(snapshot):
-    """A state ({sequence, strokes, notes, molecule}) from a compact snapshot; a plain one as it is."""
+    """A state ({sequence, strokes, notes, molecule, presentation}) from a compact snapshot; a plain one as it is."""
     if snapshot.get("format") != "compact-1":
         return snapshot
     strokes = []
@@ -31,4 +31,5 @@ def expand(snapshot):
             points = [list(p) for p in zip(*axes)]
         strokes.append({"id": s["id"], "author": snapshot["authors"][s["a"]], "color": snapshot["colors"][s["c"]],
                         "width": s["w"], "points": points})
-    return {"sequence": snapshot["sequence"], "strokes": strokes, "notes": snapshot["notes"], "molecule": snapshot.get("molecule")}
+    return {"sequence": snapshot["sequence"], "strokes": strokes, "notes": snapshot["notes"], "molecule": snapshot.get("molecule"),
+            "presentation": snapshot.get("presentation")}

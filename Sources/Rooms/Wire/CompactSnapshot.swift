@@ -13,11 +13,11 @@ import Foundation
 ///     {"format": "compact-1", "sequence": N, "authors": [...], "colors": [...],
 ///      "strokes": [{"id", "a": author index, "c": colour index, "w": width,
 ///                   "q": [x, y, z, dx, dy, dz, ...] or "r": [x, y, z, dx, dy, dz, ddx, ddy, ddz, ...]}],
-///      "notes": [...], "molecule": {...}}
+///      "notes": [...], "molecule": {...}, "presentation": {...}}
 ///
 /// Written by hand, byte by byte: a room of 10,000 strokes has hundreds of thousands of numbers,
 /// and ids, authors and colours need no escaping (the room accepts only letters, digits, '-', '_'
-/// and '#'-colours); notes and the molecule go through the encoder.
+/// and '#'-colours); notes, the molecule and the presentation go through the encoder.
 public enum CompactSnapshot {
     public static let format = "compact-1"
     /// The grid: points are whole numbers of this many per metre.
@@ -70,6 +70,10 @@ public enum CompactSnapshot {
         if let molecule = state.molecule {
             out += ",\"molecule\":".utf8
             out += try RoomWire.encoder.encode(molecule)
+        }
+        if let presentation = state.presentation {
+            out += ",\"presentation\":".utf8
+            out += try RoomWire.encoder.encode(presentation)
         }
         out.append(UInt8(ascii: "}"))
         return String(decoding: out, as: UTF8.self)

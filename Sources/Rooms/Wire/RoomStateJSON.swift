@@ -5,5 +5,8 @@ public struct RoomStateJSON: Codable, Sendable, Equatable {
     public var strokes: [Stroke]
     public var notes: [Note]
     public var molecule: MoleculePlacement?
-    public init(_ s: RoomState) { sequence = s.sequence; strokes = s.strokes; notes = s.notes; molecule = s.molecule }
+    public var presentation: Presentation?
+    public init(_ s: RoomState) {
+        sequence = s.sequence; strokes = s.strokes; notes = s.notes; molecule = s.molecule; presentation = s.presentation
+    }
 }

@@ -36,11 +36,12 @@ extension RoomState {
             out += ":\(recent[key] ?? 0)"
         }
         out += "}"
-        // Notes (at most a thousand, free text) and the placement go through the wire's encoder
+        // Notes (at most a thousand, free text), the placement and the presentation go through the wire's encoder
         // (sorted keys: the same state is the same text in every process).
         let encoder = RoomWire.encoder
         out += ",\"notes\":" + String(decoding: try encoder.encode(notes), as: UTF8.self)
         if let molecule { out += ",\"molecule\":" + String(decoding: try encoder.encode(molecule), as: UTF8.self) }
+        if let presentation { out += ",\"presentation\":" + String(decoding: try encoder.encode(presentation), as: UTF8.self) }
         return out + "}"
     }
 }

@@ -17,10 +17,10 @@ const client = JSON.parse(golden('client-snapshot.json'));
 const compact = JSON.parse(golden('compact-snapshot.json'));
 const stored = JSON.parse(golden('stored-snapshot.json'));
 const expanded = expandSnapshot(compact);
-check('the compact snapshot expands to the client snapshot', isDeepStrictEqual(expanded, { ...client, molecule: client.molecule ?? null }));
+check('the compact snapshot expands to the client snapshot', isDeepStrictEqual(expanded, { ...client, molecule: client.molecule ?? null, presentation: client.presentation ?? null }));
 check('a plain snapshot passes through as it is', expandSnapshot(client) === client);
 check('the stored snapshot holds the client snapshot\'s room',
-  isDeepStrictEqual({ sequence: stored.sequence, strokes: stored.strokes, notes: stored.notes, molecule: stored.molecule }, client));
+  isDeepStrictEqual({ sequence: stored.sequence, strokes: stored.strokes, notes: stored.notes, molecule: stored.molecule, presentation: stored.presentation }, client));
 const operations = golden('stored-operations.jsonl').trim().split('\n').map((line) => JSON.parse(line));
 check('the stored operations are numbered 1… in order', operations.every((op, i) => op.sequence === i + 1 && op.operation?.type));
 const message = (name) => JSON.parse(golden(`message-${name}.json`));
