@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from proteinar_testing.accounts import Account, make_room
-from proteinar_testing.http_client import http, want
+from proteinar_testing.http_client import http as api, want
 from proteinar_testing.paths import ROOT
 
 IGNORED = {"date", "set-cookie"}
@@ -75,7 +75,7 @@ def site(proteinar_bin, tmp_path_factory):
         room = make_room(server, owner, "head", public=True)
         step = {"molecule": "1AKE", "view": "style=cartoon", "text": "The lid.",
                 "question": {"prompt": "Which?", "choices": ["LID", "CORE"], "answer": 0}}
-        lesson = want(http(server, "POST", "/api/lessons", {"title": "head", "steps": [step]}, token=owner.token),
+        lesson = want(api(server, "POST", "/api/lessons", {"title": "head", "steps": [step]}, token=owner.token),
                       201, "make a lesson")["id"]
         yield server, owner, room, lesson
     finally:
