@@ -20,7 +20,6 @@ public struct LessonService: Sendable {
     }
 
     public func create(_ draft: LessonDraft, ownerID: String, now: Date = Date()) async throws -> Lesson {
-        let now = Self.whole(now)
         let (title, steps) = try draft.checked(limits, newID: Self.newStepID)
         let lesson = Lesson(id: "l" + RandomToken.hex(bytes: 10), ownerID: ownerID, title: title, steps: steps, createdAt: now, updatedAt: now)
         guard try await store.createLesson(try Self.stored(lesson), limitPerOwner: limits.lessonsPerAccount) else {
@@ -46,7 +45,7 @@ public struct LessonService: Sendable {
         var lesson = try await self.lesson(id: id)
         guard lesson.ownerID == accountID else { throw LessonError(.forbidden, "lesson \(id) is someone else's: only its owner changes it") }
         let (title, steps) = try draft.checked(limits, newID: Self.newStepID)
-        lesson.title = title; lesson.steps = steps; lesson.updatedAt = Self.whole(now)
+        lesson.title = title; lesson.steps = steps; lesson.updatedAt = now
         guard try await store.replaceLesson(try Self.stored(lesson), stepIDs: steps.map(\.id)) else {
             throw LessonError(.notFound, "no lesson \(id.prefix(64))")
         }
@@ -86,9 +85,6 @@ public struct LessonService: Sendable {
         guard lesson.ownerID == accountID else { throw LessonError(.forbidden, "only the lesson's owner sees its answers") }
         return LessonTally(lesson, answers: try await store.answers(lessonID: lessonID))
     }
-
-    /// Times in whole seconds, as the API writes them: a lesson read back equals the one made.
-    static func whole(_ date: Date) -> Date { Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)) }
 
     static func newStepID() -> String { "s" + RandomToken.hex(bytes: 8) }
 
