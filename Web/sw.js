@@ -10,6 +10,10 @@
 //   Entries anyone opened from the archive (GET /api/archive/ID, network only: a download with its
 //   progress) are molecules like those of the library from then on, at the same addresses, and are
 //   kept the same way, library or not; explore.js opens them by that address when offline.
+// - A lesson (GET /api/lessons/ID): network first, the last LESSON_LIMIT opened kept in a cache of
+//   their own, without the asker's `mine` (the copy is the same for anyone on this device), so that
+//   a lesson opened once opens again offline; its steps' molecules are kept as molecules opened are
+//   (js/lesson-offline.js fetches each step's details and models). Lists of lessons and answers are not.
 // - Everything else (search, sessions, rooms, the profile, My molecules, designs) and every change
 //   (POST, PUT, PATCH, DELETE) goes to the network only: what depends on who is signed in is never
 //   kept where another person on this device could be answered with it.
@@ -19,7 +23,10 @@
 const SHELL = 'proteinar-shell-v1';
 const RECENT = 'proteinar-recent-v1';
 const KEPT = 'proteinar-kept-v1';           // js/offline.js writes this one; the name must match
-const CACHES = [SHELL, RECENT, KEPT];
+const LESSONS = 'proteinar-lessons-v1';
+const CACHES = [SHELL, RECENT, KEPT, LESSONS];
+const LESSON_LIMIT = 30;
+const LESSON = /^\/api\/lessons\/[A-Za-z0-9_-]+$/;
 const RECENT_LIMIT = 20;
 const MODEL_VARIANTS = 6;                     // models kept per recent molecule (styles, colours)
 const RECENT_ORDER = '/__proteinar/recent.json'; // the ids in RECENT, most recently opened first
@@ -94,6 +101,8 @@ self.addEventListener('fetch', (event) => {
     event.respondWith(thePage(event));
   } else if (STATIC.includes(url.pathname)) {
     event.respondWith(networkFirst(event, async () => SHELL));
+  } else if (LESSON.test(url.pathname)) {
+    event.respondWith(lessonFirst(event));
   } else if (url.pathname === '/api/molecules' && !url.searchParams.has('mine') && !url.searchParams.has('q')) {
     // The library's list, the same for everyone (My molecules, ?mine=true, is not kept; nor is
     // each filter a person types, which would fill the cache one keystroke at a time).
@@ -167,6 +176,32 @@ async function networkFirst(event, where) {
     if (error.name === 'AbortError') throw error;
     return offlineCopy(await caches.match(request.url, { ignoreVary: true })) ?? offlineAnswer(error);
   }
+}
+
+// A lesson: the network's answer, kept (without `mine`) for offline; offline, the copy kept.
+async function lessonFirst(event) {
+  const request = event.request;
+  try {
+    const response = await fromNetwork(request);
+    if (response.ok) event.waitUntil(keepLesson(request.url, response.clone()).catch(() => { /* not kept: nothing broken */ }));
+    // A lesson deleted (404) no longer opens offline either.
+    else if (response.status === 404) event.waitUntil(caches.open(LESSONS).then((cache) => cache.delete(request.url)).catch(() => {}));
+    return response;
+  } catch (error) {
+    if (error.name === 'AbortError') throw error;
+    return offlineCopy(await caches.match(request.url, { cacheName: LESSONS, ignoreVary: true })) ?? offlineAnswer(error);
+  }
+}
+
+// Kept last in the cache's order (its oldest first), and the lessons past LESSON_LIMIT go.
+async function keepLesson(url, response) {
+  const lesson = await response.json();
+  lesson.mine = false;
+  const cache = await caches.open(LESSONS);
+  await cache.delete(url);
+  await cache.put(url, new Response(JSON.stringify(lesson), { headers: { 'Content-Type': 'application/json' } }));
+  const keys = await cache.keys();
+  for (const old of keys.slice(0, Math.max(0, keys.length - LESSON_LIMIT))) await cache.delete(old);
 }
 
 // explore.js asks for a model with Accept: text/event-stream to follow its building, then loads

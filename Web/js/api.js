@@ -408,3 +408,19 @@ export function roomSocketURL(id, { after = null, guest = null, snapshot = 'comp
 
 /** Addresses of a room's export with the molecule and the strokes as tubes. */
 export const roomModelURL = (id, format) => `${roomPath(id)}/model.${format}`;
+
+// ---- Lessons (issue 34): a teacher's steps through molecules' views, each with text and a question ----
+const lessonPath = (id) => `/api/lessons/${encodeURIComponent(id)}`;
+/** {lessons: [{id, title, steps, updatedAt}]}: the signed-in person's lessons, newest change first (401 signed out). */
+export const listLessons = () => request('GET', '/api/lessons');
+/** A lesson ({id, title, ownerID, ownerName, mine, steps, createdAt, updatedAt}); anyone with its id may read it. */
+export const lesson = (id) => request('GET', lessonPath(id));
+/** A new lesson: {title, steps?}; 201 with the lesson. */
+export const createLesson = (body) => request('POST', '/api/lessons', body);
+/** Replaces the lesson (title and every step, in order): the owner only. */
+export const updateLesson = (id, body) => request('PUT', lessonPath(id), body);
+export const deleteLesson = (id) => request('DELETE', lessonPath(id));
+/** {step, choice, correct}: an answer to step `step`'s question (an account, else this browser's guest key). */
+export const answerLesson = (id, step, choice) => request('POST', `${lessonPath(id)}/answers`, { step, choice });
+/** {questions: [{step, index, prompt, choices, answer, counts, total, named}]}: the owner's tally. */
+export const lessonAnswers = (id) => request('GET', `${lessonPath(id)}/answers`);

@@ -15,6 +15,9 @@ import { setupAccount } from './account.js';
 import { setupRooms } from './rooms.js';
 import { setupRoomScreen } from './room-view.js';
 import { setupMap } from './map.js';
+import { setupLessons } from './lessons.js';
+import { setupAddToLesson } from './lesson-add-step.js';
+import { setupLessonPlayer } from './lesson-player.js';
 import { formatSize } from './progress-text.js';
 import { setupCapture } from './capture.js';
 import { setupOffline } from './offline.js';
@@ -23,7 +26,7 @@ import { colours, fillMenu, loadModelOptions, styles } from './model-options.js'
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
-const views = ['landing', 'intro', 'explore', 'design', 'library', 'rooms', 'room', 'signin', 'profile', 'map'];
+const views = ['landing', 'intro', 'explore', 'design', 'library', 'rooms', 'room', 'signin', 'profile', 'map', 'lessons', 'lesson'];
 // The screens' former names: links and QR codes shared before the rename still open them.
 const formerNames = { build: 'design', draw: 'rooms' };
 let designViewer = null;      // the Design screen's own 3D view
@@ -133,6 +136,9 @@ function route() {
   if (view === 'rooms') rooms.show();
   if (view === 'signin' || view === 'profile') account.show(view, arg);
   if (view === 'map') map.show();
+  // Lessons: the person's lessons and the editor (#/lessons, #/lessons/ID), a lesson (#/lesson/ID).
+  if (view === 'lessons') lessons.show(arg); else lessons.leave();
+  if (view === 'lesson') openLesson(arg); else leaveLesson();
   if (view !== 'room' && document.title !== 'ProteinAR') document.title = 'ProteinAR';
   const inExplore = view === 'explore';
   $('exit-button').hidden = view === 'landing';
@@ -204,6 +210,36 @@ design = setupDesign({ $, el, say, account, viewer: () => designViewer, onBuilt:
 const library = setupLibrary({ $, el, say, account });
 const roomScreen = setupRoomScreen({ $, el, say, ready: account.ready, copyLinkButton: rooms.copyLinkButton, onSubjectChange: () => updateAR() });
 const map = setupMap({ $, el, say });
+const lessons = setupLessons({ $, el, say, account });
+const lessonPlayer = setupLessonPlayer({ $, el, say, account, onModelShown: () => updateAR() });
+setupAddToLesson({ $, el, say, account, link: () => explore.viewLink() });
+
+// A lesson (#/lesson/ID); with ?room=ROOM in its address, followed live in that room, and without
+// one, Present live for the lesson's owner: lesson-live.js, and the lesson works without it.
+const LESSON_LIVE = './lesson-live.js';
+let lessonLive = null;   // {lesson, room, live}: the live module's handle for the lesson (and room followed)
+function openLesson(arg) {
+  lessonPlayer.open(arg);
+  const [lessonID, query] = (arg ?? '').split(/\?(.*)/s);
+  const room = new URLSearchParams(query ?? '').get('room');
+  if (lessonLive && lessonLive.room === room && lessonLive.lesson === lessonID) return;
+  stopLessonLive();
+  const handle = { lesson: lessonID, room, live: null };
+  lessonLive = handle;
+  import(LESSON_LIVE).then(async (module) => {
+    if (lessonLive !== handle) return;
+    handle.live = await module.startLessonLive?.({ player: lessonPlayer, roomID: room, $, say, account });
+    if (lessonLive !== handle) handle.live?.stop?.();
+  }).catch((error) => console.warn('Following the lesson live is not available:', error));
+}
+function stopLessonLive() {
+  try { lessonLive?.live?.stop?.(); } catch (error) { console.warn(error); }
+  lessonLive = null;
+}
+function leaveLesson() {
+  stopLessonLive();
+  lessonPlayer.leave();
+}
 setupOffline({ $ });
 
 // ---- AR ----
@@ -219,6 +255,7 @@ function activeSubject() {
   const view = location.hash.split('/')[1] ?? '';
   if (view === 'rooms') return roomScreen.subject();
   if (view === 'explore') return explore.subject();
+  if (view === 'lesson') return lessonPlayer.subject();
   // A refused design is shown only to explain the refusal: it is not offered as a protein to take away.
   const built = design?.design;
   if (view === 'design' && built?.valid && designViewer?.model) {
@@ -249,7 +286,7 @@ function sceneViewerURL(glb) {
 
 function updateAR() {
   const subjects = [activeSubject(), piecesSubject()].filter(Boolean);
-  for (const id of ['ar-slot', 'design-ar-slot', 'design-pieces-ar-slot', 'room-ar-slot']) {
+  for (const id of ['ar-slot', 'design-ar-slot', 'design-pieces-ar-slot', 'room-ar-slot', 'lesson-ar-slot']) {
     if (!subjects.some((subject) => subject.slot === id)) $(id).replaceChildren();
   }
   capture.update();  // Camera and Record follow the subject
@@ -302,7 +339,13 @@ async function viewInAR(subject) {
   if (supported) {
     const callbacks = {
       onStatus: (text) => { $('ar-status').textContent = text; },
-      onEnd: () => { arSession = null; say(`Left AR. ${subject.name}: ${subject.title}`); $(subject.button)?.focus(); },
+      // What stands there now: a lesson followed live changes its step's model during AR (lesson-live.js).
+      onEnd: () => {
+        arSession = null;
+        const now = [activeSubject(), subject].find((s) => s?.button === subject.button);
+        say(`Left AR. ${now.name}: ${now.title}`);
+        $(subject.button)?.focus();
+      },
     };
     const placement = subject.createAR ? subject.createAR($('ar-overlay'), callbacks) : new ARPlacement(subject.viewer, $('ar-overlay'), callbacks);
     try {

@@ -396,6 +396,8 @@ export function setupExplore(app) {
         if (viewer?.model) say(`${current.id}: ${current.title}`);
       }
     },
+    /** The view shown as its link (view-link.js), or null before a model is shown: a lesson's step (lesson-add-step.js). */
+    viewLink: () => link.link(),
     /** What the top bar's camera, recorder and "View in AR" act on, once a model is shown. */
     subject() {
       if (!current || !viewer?.model) return null;

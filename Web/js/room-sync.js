@@ -27,9 +27,10 @@ export class RoomState {
     this.strokes = new Map((snapshot?.strokes ?? []).map((s) => [s.id, { ...s, points: s.points.slice() }]));
     this.notes = new Map((snapshot?.notes ?? []).map((n) => [n.id, { ...n }]));
     this.molecule = snapshot?.molecule ?? null;
+    this.presentation = snapshot?.presentation ?? null;  // the lesson step the owner presents (lesson-live.js)
   }
 
-  /** Applies one logged operation; returns what it touched ('strokes', 'notes', 'molecule') or null. */
+  /** Applies one logged operation; returns what it touched ('strokes', 'notes', 'molecule', 'presentation') or null. */
   apply(op) {
     if (op.sequence <= this.sequence) return null;  // seen already
     this.sequence = op.sequence;
@@ -59,6 +60,9 @@ export class RoomState {
       case 'set-molecule':
         this.molecule = o.molecule ?? null;
         return 'molecule';
+      case 'present':
+        this.presentation = o.presentation ?? null;
+        return 'presentation';
       default:
         return null;  // 'undo' is logged as the removal it means; anything newer is not ours to draw
     }

@@ -104,7 +104,7 @@ export function readViewLink(hash) {
 
 // A residue as a link names it ("A:88", "A:52B") and back, through the identify table.
 const residueWords = (table, r) => `${table.residues.chain[r]}:${table.residues.number[r]}${table.residues.insertion[r] ?? ''}`;
-function residuesNamed(table, words) {
+export function residuesNamed(table, words) {
   const index = new Map();
   for (let r = table.residues.chain.length - 1; r >= 0; r--) index.set(residueWords(table, r), r);
   return words.map((w) => index.get(w)).filter((r) => r !== undefined);
@@ -119,7 +119,7 @@ function residuesNamed(table, words) {
  *   options: the model's options as asked for (explore.js's modelOptions); setSticks: the residues
  *   drawn as sticks over the style; setSite: the binding-site view of molecule `id` ('' for none,
  *   interactions.js); labels: labels.js's; measure: measure.js's (list, restore, clear), or null
- * @returns {{arrive: (hash: string) => {id: string, rebuild: boolean}, modelShown: () => void}}
+ * @returns {{arrive: (hash: string) => {id: string, rebuild: boolean}, modelShown: () => void, link: () => Promise<string|null>}}
  *   arrive: the address changed (a link opened): sets the controls it names, and returns the
  *   molecule and whether the model shown must be built again; modelShown: call once a model is shown
  */
@@ -269,6 +269,11 @@ export function setupViewLink({ $, say, viewer, molecule, options, setSticks, se
     modelShown() {
       if (pending) showPending();
       else schedule();
+    },
+    /** The view shown as its link (viewLink's address), or null with no model shown (a lesson's step: lesson-add-step.js). */
+    async link() {
+      const state = await stateNow();
+      return state && viewLink(state);
     },
   };
 }
