@@ -13,11 +13,8 @@ archive shared: conftest.py's session fixture `web`, which test_web_own_browsers
 browsers and servers of their own use after it). A step's checks print ok/FAIL and the test fails
 listing each FAIL; when a step of the flow stops on an error, the flow's later steps are skipped,
 saying where it stopped. --screenshots DIR keeps the pictures."""
-import base64
 import os
 import subprocess
-import sys
-import tempfile
 import time
 import urllib.request
 
@@ -27,7 +24,8 @@ from in_browser.design_screen import check_design_screen
 from in_browser.page_glb_decoding import check_page_decodes_glb
 from in_browser.web_page import CANVAS, PHONE_URL
 from proteinar_testing.browser import fill_registration
-from proteinar_testing.paths import CHECK_USDZ, DECODE_QR, FIXTURES
+from proteinar_testing.qr_codes import decode_qr
+from proteinar_testing.paths import CHECK_USDZ, FIXTURES
 
 pytestmark = pytest.mark.browser
 
@@ -55,11 +53,6 @@ NEEDS_ACCOUNT = ("const s = document.getElementById('status'); const a = s.query
                  " return s.classList.contains('error') && a && /account/.test(s.textContent) && [s.textContent, a.getAttribute('href')]")
 LIBRARY_IDS = "return [...document.querySelectorAll('#library-list li[data-molecule]')].map(li => li.dataset.molecule)"
 
-def decode_qr(data_url):
-    path = os.path.join(tempfile.mkdtemp(prefix="proteinar-qr-"), "qr.png")
-    with open(path, "wb") as f: f.write(base64.b64decode(data_url.split(",", 1)[1]))
-    r = subprocess.run([sys.executable, DECODE_QR, path], capture_output=True, text=True)
-    return r.stdout.strip() if r.returncode == 0 else f"(decode failed: {r.stdout.strip()} {r.stderr.strip()[-300:]})"
 
 
 def test_landing_and_introduction_lead_to_explore(web, checks):

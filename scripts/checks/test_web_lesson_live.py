@@ -27,14 +27,10 @@ the follower's bar is named.
 answers), lesson-live-teacher-top.png, lesson-live-follower.png (the late joiner following step 3),
 lesson-live-follower-step-2.png and lesson-live-follower-looking-around.png (Back to the teacher on
 the 3D view)."""
-import base64
 import math
 import os
-import subprocess
-import sys
 import tempfile
 import time
-import urllib.error
 
 import pytest
 
@@ -42,7 +38,7 @@ from in_browser.rooms_page import UNNAMED
 from proteinar_testing.accounts import Account
 from proteinar_testing.browser import XR_STUB, Browser
 from proteinar_testing.http_client import http, want
-from proteinar_testing.paths import DECODE_QR
+from proteinar_testing.qr_codes import decode_qr
 
 pytestmark = pytest.mark.browser
 
@@ -153,22 +149,8 @@ def drag(b, css, dx, dy):
     b.wd("DELETE", b.s + "/actions")
 
 
-def press(b, css):
-    """A click on the control, scrolled to the middle of the window first (the sticky top bar would
-    take a click on a control scrolled just under it)."""
-    b.js("document.querySelector(arguments[0]).scrollIntoView({ block: 'center' })", css)
-    try:
-        b.click(css)
-    except urllib.error.HTTPError as e:
-        raise AssertionError(f"clicking {css}: {e.read().decode(errors='replace')[:400]}") from e
 
 
-def decode_qr(data_url):
-    path = os.path.join(tempfile.mkdtemp(prefix="proteinar-qr-"), "qr.png")
-    with open(path, "wb") as f:
-        f.write(base64.b64decode(data_url.split(",", 1)[1]))
-    r = subprocess.run([sys.executable, DECODE_QR, path], capture_output=True, text=True)
-    return r.stdout.strip() if r.returncode == 0 else f"(decode failed: {r.stdout.strip()} {r.stderr.strip()[-300:]})"
 
 
 def sign_in(b, base, account, back):
@@ -206,7 +188,7 @@ def test_a_class_follows_a_lesson_presented_live(serve, checks, shots):
         check("the lesson's owner is offered Present live", bool(present))
         if not present:
             return
-        press(teacher, "#lesson-present")
+        teacher.press("#lesson-present")
         link = teacher.wait("const l = document.getElementById('lesson-live-link'); const s = document.getElementById('lesson-live-said');"
                             " return l && s && s.textContent.startsWith('Live') && l.value.startsWith(arguments[0]) && l.value", 30, PHONE_URL)
         check("Present live: the presenting panel shows the class link at the address a phone reaches", bool(link and f"#/lesson/{lesson_id}?room=" in link), str(link))
@@ -239,7 +221,7 @@ def test_a_class_follows_a_lesson_presented_live(serve, checks, shots):
         check("the teacher sees “1 following”", bool(counted), str(shown(teacher).get("following")))
 
         # ---- Next: the follower shows that step ----
-        press(teacher, "#lesson-next")
+        teacher.press("#lesson-next")
         ok, t = wait_for(teacher, lambda s: s.get("step") == 1 and "ball-and-stick" in (s.get("model") or ""), 120)
         ok, b, t = follows(bea, teacher, 120)
         check("the teacher goes Next: the follower shows step 2, the same model request (ball and stick, A:10-50) and the teacher's camera",
@@ -268,7 +250,7 @@ def test_a_class_follows_a_lesson_presented_live(serve, checks, shots):
         shot(bea, "follower-looking-around")
         unnamed = bea.js(UNNAMED)
         check("every control of the follower's screen is named", unnamed == [], str(unnamed))
-        press(bea, "#lesson-follow-back")
+        bea.press("#lesson-follow-back")
         ok, b, t = follows(bea, teacher, 10)
         check("one click on “Back to the teacher” returns the follower to the teacher's camera", ok and not b.get("back"), f"{b} vs {t}")
         # The same by keyboard alone: arrow keys on the 3D view, Tab to the button, Enter.
@@ -288,7 +270,7 @@ def test_a_class_follows_a_lesson_presented_live(serve, checks, shots):
         check("the follower is offered View in AR", bool(ar))
         if ar:
             bea.js(SPY_XR)
-            press(bea, "#lesson-ar-button")
+            bea.press("#lesson-ar-button")
             bea.wait("return !!window.__xr.session", 10)
             bea.js("window.__xr.surface = true")
             bea.wait("return window.__xr.frames > 3", 10)
@@ -296,7 +278,7 @@ def test_a_class_follows_a_lesson_presented_live(serve, checks, shots):
             placed = bea.wait("return document.getElementById('ar-overlay').dataset.placed === 'true' && window.__placed && (window.__placedModel = window.__placed.model, true)", 10)
             where = bea.js(PLACED) if placed else None
             check("in AR, the follower places the model on the table", bool(placed and where), str(where))
-        press(teacher, "#lesson-next")
+        teacher.press("#lesson-next")
         ok, t = wait_for(teacher, lambda s: s.get("step") == 2 and "/5PTI/" in (s.get("model") or ""), 120)
         ok, b, t = follows(bea, teacher, 120)
         check("the teacher goes Next again: the follower shows step 3 (5PTI), the teacher's camera", ok and "5PTI" in (b.get("model") or ""), f"{b} vs {t}")
@@ -307,7 +289,7 @@ def test_a_class_follows_a_lesson_presented_live(serve, checks, shots):
                   bool(after) and not after["same"] and moved < 1e-6 and abs(after["size"] - where["size"]) < 1e-6
                   and after["overlay"].get("placed") == "true" and after["overlay"].get("position") == where["overlay"].get("position"),
                   f"{where} → {after}")
-            press(bea, "#ar-exit")
+            bea.press("#ar-exit")
             bea.wait("return document.getElementById('ar-overlay').hidden", 10)
 
         # The teacher turns step 3's view, then a follower joins late.
@@ -331,7 +313,7 @@ def test_a_class_follows_a_lesson_presented_live(serve, checks, shots):
 
         # ---- A follower answers; the teacher's tally shows it ----
         cai.js("document.getElementById('lesson-choice-0').click()")
-        press(cai, "#lesson-answer")
+        cai.press("#lesson-answer")
         cai.wait("return document.getElementById('lesson-answer-said').textContent", 20)
         tally = teacher.wait("const a = document.getElementById('lesson-live-answers'); const li = a && a.querySelector('.tally-choice');"
                              " return li && li.dataset.count === '1' && a.textContent", 20)
@@ -350,7 +332,7 @@ def test_a_class_follows_a_lesson_presented_live(serve, checks, shots):
         # ---- A dropped connection: the follower catches up with what it missed (after=N) ----
         cai.js("window.__blockSockets = true; for (const s of window.__sockets) s.close()")
         dropped = cai.wait("const s = document.getElementById('lesson-follow-said').textContent; return s.startsWith('Connection lost') && s", 10)
-        press(teacher, "#lesson-back")
+        teacher.press("#lesson-back")
         wait_for(teacher, lambda s: s.get("step") == 1 and "ball-and-stick" in (s.get("model") or ""), 60)
         time.sleep(1)
         still = shown(cai)
@@ -362,7 +344,7 @@ def test_a_class_follows_a_lesson_presented_live(serve, checks, shots):
               and c.get("said") == "Following Ada · step 2 of 3", f"{dropped} / {still.get('step')} / {resumed} / {c} vs {t}")
 
         # ---- Stop presenting ----
-        press(teacher, "#lesson-present-stop")
+        teacher.press("#lesson-present-stop")
         stopped = [b.wait("const s = document.getElementById('lesson-follow-said'); return s && s.textContent.startsWith('The teacher has stopped presenting') && s.textContent", 20)
                    for b in (bea, cai)]
         check("Stop presenting: each follower says the teacher has stopped presenting", all(stopped), str(stopped))

@@ -116,14 +116,6 @@ def add_step(b, new_title=None):
     return b.wait(ADDED + " && !document.getElementById('lesson-add-dialog').open && s", 30)
 
 
-def tap(b, css):
-    """A click on `css` (scrolled to the middle of the window first), as WebDriver's click; its
-    error's words when it fails."""
-    b.js("document.querySelector(arguments[0]).scrollIntoView({ block: 'center' })", css)
-    try:
-        b.click(css)
-    except urllib.error.HTTPError as e:
-        raise AssertionError(f"click on {css}: {e.read().decode(errors='replace')[:400]}") from None
 
 
 def query_of(url):
@@ -190,7 +182,7 @@ def test_a_teacher_makes_a_lesson_in_the_page_and_a_student_follows_it_online_an
             name = teacher.wait("const c = document.getElementById('identify-card'); return !c.hidden && c.dataset.atom === arguments[0]"
                                 " && document.getElementById('identify-residue').textContent", 10, str(atom))
             if name:
-                tap(teacher, "#identify-label")
+                teacher.press("#identify-label")
                 if teacher.wait("return document.querySelectorAll('#explore-labels .note-pin').length === 1", 5):
                     label = name
                     break
@@ -213,7 +205,7 @@ def test_a_teacher_makes_a_lesson_in_the_page_and_a_student_follows_it_online_an
         added(4, add_step(teacher))
 
         # ---- The editor: text, a question, a poll, Move down and up, Save ----
-        tap(teacher, "#lesson-added-link")
+        teacher.press("#lesson-added-link")
         lesson_id = teacher.wait("const m = /^#\\/lessons\\/([^?]+)/.exec(location.hash); return m && !document.getElementById('lesson-editor').hidden"
                                  " && document.querySelectorAll('#lesson-steps > li').length === 4 && decodeURIComponent(m[1])", 30)
         check("Edit the lesson opens the editor with its four steps", bool(lesson_id), teacher.js("return location.hash"))
@@ -224,10 +216,10 @@ def test_a_teacher_makes_a_lesson_in_the_page_and_a_student_follows_it_online_an
               and second in summaries[2] and "turned and zoomed" in summaries[3], str(summaries))
         ids = teacher.js("return [...document.querySelectorAll('#lesson-steps > li')].map((li) => li.dataset.step)")
         teacher.js("document.querySelector('#lesson-steps > li:nth-child(2) summary').click()")
-        tap(teacher, "#lesson-steps > li:nth-child(2) .lesson-down")
+        teacher.press("#lesson-steps > li:nth-child(2) .lesson-down")
         moved = teacher.js("return [...document.querySelectorAll('#lesson-steps > li')].map((li) => li.dataset.step)")
         focused = teacher.js("return document.activeElement?.getAttribute('aria-label')")
-        tap(teacher, "#lesson-steps > li:nth-child(3) .lesson-up")
+        teacher.press("#lesson-steps > li:nth-child(3) .lesson-up")
         back = teacher.js("return [...document.querySelectorAll('#lesson-steps > li')].map((li) => li.dataset.step)")
         check("Move down and Move up reorder the steps (the cursor stays on the moved step's button)",
               moved == [ids[0], ids[2], ids[1], ids[3]] and back == ids and focused == "Move step 3 down", f"{moved} {back} {focused!r}")
@@ -239,25 +231,25 @@ def test_a_teacher_makes_a_lesson_in_the_page_and_a_student_follows_it_online_an
                                " && [p.children.length, p.querySelector('em')?.textContent, p.querySelector('a')?.href]", 5)
         check("the preview shows the text as the lesson will: two paragraphs, bold, italic, the link",
               preview == [2, "AP5A", "https://www.rcsb.org/structure/1AKE"], str(preview))
-        tap(teacher, "#lesson-step-1-ask")
+        teacher.press("#lesson-step-1-ask")
         teacher.type_into("#lesson-step-1-prompt", "Which domain moves most?")
         for k, choice in enumerate(["LID", "CORE"]):
             teacher.type_into(f"#lesson-steps > li:nth-child(1) .lesson-choices-editor li:nth-child({k + 1}) .lesson-choice-text", choice)
-        tap(teacher, "#lesson-steps > li:nth-child(1) .lesson-add-choice")
+        teacher.press("#lesson-steps > li:nth-child(1) .lesson-add-choice")
         teacher.type_into("#lesson-steps > li:nth-child(1) .lesson-choices-editor li:nth-child(3) .lesson-choice-text", "NMP")
         right = teacher.js("return document.querySelector('#lesson-steps > li:nth-child(1) .lesson-right[value=\"0\"]').checked")
         check("a new question marks its first choice right", right)
         teacher.js("document.querySelector('#lesson-steps > li:nth-child(3) summary').click()")
-        tap(teacher, "#lesson-step-3-ask")
+        teacher.press("#lesson-step-3-ask")
         teacher.type_into("#lesson-step-3-prompt", "Which did you find easier to read?")
         for k, choice in enumerate(["Cartoon", "Chain colours"]):
             teacher.type_into(f"#lesson-steps > li:nth-child(3) .lesson-choices-editor li:nth-child({k + 1}) .lesson-choice-text", choice)
-        tap(teacher, "#lesson-steps > li:nth-child(3) .lesson-right-none")
+        teacher.press("#lesson-steps > li:nth-child(3) .lesson-right-none")
         check("unsaved changes are said", teacher.js("return document.getElementById('lesson-dirty').textContent") == "Unsaved changes")
         controls = teacher.js(CONTROLS, "#view-lessons button, #view-lessons input:not([type=radio]):not([type=checkbox]), #view-lessons label.check,"
                                         " #view-lessons select, #view-lessons textarea, #view-lessons summary, #view-lessons a:not(.lesson-text a)")
         check_controls(teacher, check, "the editor", controls)
-        tap(teacher, "#lesson-save")
+        teacher.press("#lesson-save")
         saved = teacher.wait("const s = document.getElementById('status').textContent; return s.startsWith('Saved') && s", 30)
         check("Save says so", saved == f"Saved “{TITLE}”: 4 steps.", str(saved))
 
@@ -296,7 +288,7 @@ def test_a_teacher_makes_a_lesson_in_the_page_and_a_student_follows_it_online_an
               == [TITLE, "By Teacher · 4 steps", "lid", 2, "polite"])
         for i in range(4):
             if i:
-                tap(student, "#lesson-next")
+                student.press("#lesson-next")
                 student.wait(STEP_SHOWN, 120, i)
                 time.sleep(0.6)  # a glide between two views of one model takes 0.4 s
             url = student.js("return window.__proteinarLesson.model()")
@@ -327,8 +319,8 @@ def test_a_teacher_makes_a_lesson_in_the_page_and_a_student_follows_it_online_an
         # Step 1's question: the right answer, counted in the teacher's tally.
         student.keys(ARROW_LEFT, ARROW_LEFT, ARROW_LEFT)
         student.wait(STEP_SHOWN, 60, 0)
-        tap(student, "#lesson-choice-0")
-        tap(student, "#lesson-answer")
+        student.press("#lesson-choice-0")
+        student.press("#lesson-answer")
         verdict = student.wait("const s = document.getElementById('lesson-answer-said'); return s.classList.contains('right') && s.textContent", 20)
         check("the right answer: the page says so", verdict == "Right! LID is the answer.", str(verdict))
         shot(student, shots, "lesson-step.png", "#lesson-title")
@@ -358,14 +350,14 @@ def test_a_teacher_makes_a_lesson_in_the_page_and_a_student_follows_it_online_an
         again = student.wait(STEP_SHOWN, 60, 0)
         words = student.js("return [document.getElementById('lesson-title').textContent, document.querySelector('#lesson-step-text strong')?.textContent]")
         check("offline, a reload shows the lesson: its title, step 1's text and its model", bool(again) and words == [TITLE, "lid"], f"{again} {words}")
-        tap(student, "#lesson-next")
+        student.press("#lesson-next")
         second_step = student.wait(STEP_SHOWN, 60, 1)
-        tap(student, "#lesson-next")
+        student.press("#lesson-next")
         third = student.wait(STEP_SHOWN, 60, 2, "with its question")
         check("offline, Next reaches steps 2 and 3 with their models, and step 3's poll", bool(second_step and third),
               f"{second_step} {third} " + str(student.js("return [document.getElementById('status').textContent, window.__proteinarLesson.player.stepIndex(), window.__proteinarLesson.model()]")))
-        tap(student, "#lesson-choice-1")
-        tap(student, "#lesson-answer")
+        student.press("#lesson-choice-1")
+        student.press("#lesson-answer")
         kept = student.wait("const s = document.getElementById('lesson-answer-said').textContent; return s.includes('You are offline') && s", 20)
         queued = student.js("return JSON.parse(localStorage.getItem('proteinar-lesson-answers') ?? '[]')")
         check("an answer given offline is kept on this device, and the page says so",
@@ -385,9 +377,9 @@ def test_a_teacher_makes_a_lesson_in_the_page_and_a_student_follows_it_online_an
         check("Lessons lists the teacher's lesson with its four steps", bool(listed) and TITLE in listed and "4 steps" in listed, str(listed))
         teacher.js("location.hash = arguments[0]", f"#/lessons/{lesson_id}")
         teacher.wait("return !document.getElementById('lesson-editor').hidden && document.querySelectorAll('#lesson-steps > li').length === 4", 20)
-        tap(teacher, "#lesson-delete")
+        teacher.press("#lesson-delete")
         asked = teacher.wait("return document.getElementById('lesson-delete-dialog').open && document.getElementById('lesson-delete-name').textContent", 5)
-        tap(teacher, "#lesson-delete-confirm")
+        teacher.press("#lesson-delete-confirm")
         gone = teacher.wait("const s = document.getElementById('status').textContent; return location.hash === '#/lessons' && s.startsWith('Deleted') && s", 20)
         try:
             server_json(base, f"/api/lessons/{lesson_id}")

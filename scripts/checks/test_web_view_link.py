@@ -15,9 +15,6 @@ import base64
 import io
 import os
 import re
-import subprocess
-import sys
-import tempfile
 import time
 
 import pytest
@@ -27,7 +24,7 @@ from in_browser.screen_audit import AUDIT, problems
 from in_browser.web_page import PHONE_URL
 from proteinar_testing.aimed_taps import click, front_of_model
 from proteinar_testing.browser import Browser
-from proteinar_testing.paths import DECODE_QR
+from proteinar_testing.qr_codes import decode_qr
 
 pytestmark = pytest.mark.browser
 
@@ -73,12 +70,6 @@ def mean_difference(a, b):
     return sum(ImageStat.Stat(ImageChops.difference(a.crop(box), b.crop(box))).mean) / 3
 
 
-def decode_qr(data_url):
-    path = os.path.join(tempfile.mkdtemp(prefix="proteinar-qr-"), "qr.png")
-    with open(path, "wb") as f:
-        f.write(base64.b64decode(data_url.split(",", 1)[1]))
-    r = subprocess.run([sys.executable, DECODE_QR, path], capture_output=True, text=True)
-    return r.stdout.strip() if r.returncode == 0 else f"(decode failed: {r.stdout.strip()} {r.stderr.strip()[-300:]})"
 
 
 def label_front_residue(b, avoid):

@@ -91,6 +91,16 @@ class Browser:
     def js_async(self, script, *args): return self.wd("POST", self.s + "/execute/async", {"script": script, "args": list(args)})
     def find(self, css): return list(self.wd("POST", self.s + "/element", {"using": "css selector", "value": css}).values())[0]
     def click(self, css): self.wd("POST", self.s + f"/element/{self.find(css)}/click", {})
+
+    def press(self, css):
+        """A click on `css` as a person makes it: scrolled to the middle of the window first (a sticky
+        top bar would take a click on a control scrolled just under it); WebDriver's refusal in words."""
+        self.js("document.querySelector(arguments[0]).scrollIntoView({ block: 'center' })", css)
+        try:
+            self.click(css)
+        except urllib.error.HTTPError as e:
+            raise AssertionError(f"click on {css}: {e.read().decode(errors='replace')[:400]}") from None
+
     def type_into(self, css, text): self.wd("POST", self.s + f"/element/{self.find(css)}/value", {"text": text})
     def cdp(self, cmd, params=None): return self.wd("POST", self.s + "/goog/cdp/execute", {"cmd": cmd, "params": params or {}})
 
