@@ -1,7 +1,8 @@
 """A tour of every screen of the web app as a first-time student walks it, in real headless Chromium
 (Debian's chromium and chromium-driver, WebGL2 through SwiftShader) against a real `proteinar serve`
 on loopback, at 390 × 844 (a phone) and 1280 × 800 (a laptop): signed out, then signed in (through
-the page's own register form), then as a guest in a room on a second browser.
+the page's own register form; a lesson made from Explore's view, its editor and the lesson as a class
+sees it), then as a guest in a room on a second browser.
 
 On every screen (scripts/checks/in_browser/screen_audit.py): no element id used twice, no console
 error and no failed request, nothing wider than the window, every shown control named and at least
@@ -41,6 +42,7 @@ SIGNED_OUT = [
     ("Design", "#/design", "#design-title", None),
     ("Library", "#/library", "#library-title", "return document.querySelectorAll('#library-list li[data-molecule]').length > 0"),
     ("Rooms", "#/rooms", "#rooms-title", None),
+    ("Lessons", "#/lessons", "#lessons-title", "return document.getElementById('lessons-account').textContent.length > 0"),
     ("map", "#/map", "#map-title", "return document.getElementById('map-note').textContent.length > 0"),
     ("sign in", "#/signin", "#signin-title", None),
     ("start page", "#/", ".cards", None),
@@ -78,6 +80,7 @@ class Walk:
         self.browser = self.guest = None
         self.signed_in = False
         self.room = None
+        self.lesson = None
         self.steps = FlowSteps([f"{who}: {label}" for who, label in STEPS])   # flow_steps.py
 
 
@@ -125,7 +128,9 @@ def visit(checks, shots, b, size, who, screen):
 
 
 STEPS = ([("signed out", s[0]) for s in SIGNED_OUT] + [("signed out", "Menu"), ("signed out", "Help"), ("signed in", "registering through the page")]
-         + [("signed in", s[0]) for s in SIGNED_IN] + [("signed in", "a new room, its owner"), ("guest", "a guest in the room")])
+         + [("signed in", s[0]) for s in SIGNED_IN]
+         + [("signed in", "a new lesson from Explore's view"), ("signed in", "the lesson's editor"), ("signed in", "the lesson, as a class sees it")]
+         + [("signed in", "a new room, its owner"), ("guest", "a guest in the room")])
 WALK = [(size, who, label) for size, _, _ in SIZES for who, label in STEPS]
 
 
@@ -179,6 +184,15 @@ def step(checks, shots, base, walk, b, who, label):
         walk.signed_in = True
         b.console()  # the sign-in page's own screen was measured signed out
         b.js("performance.clearResourceTimings()")
+    elif who == "signed in" and label == "a new lesson from Explore's view":
+        walk.lesson = make_lesson(checks, shots, b, size)
+        if not walk.lesson:
+            walk.steps.broken = "no lesson was made from Explore's view"
+    elif who == "signed in" and label == "the lesson's editor":
+        visit(checks, shots, b, size, who, (label, f"#/lessons/{walk.lesson}", "#lesson-edit-title",
+                                             "return document.querySelectorAll('#lesson-steps > li').length === 1"))
+    elif who == "signed in" and label == "the lesson, as a class sees it":
+        visit(checks, shots, b, size, who, (label, f"#/lesson/{walk.lesson}", "#lesson-viewer", ("drawn", "#lesson-viewer")))
     elif who == "signed in" and label == "a new room, its owner":
         b.js("location.hash = '#/rooms'")
         b.wait("return !document.getElementById('room-form').hidden", 20)
@@ -194,6 +208,26 @@ def step(checks, shots, base, walk, b, who, label):
             audit(checks, shots, guest, "a guest in the room", size, "#room-viewer")
         else:
             checks.check(f"{size}: a guest opens the room by its link, live", False)
+
+
+def make_lesson(checks, shots, b, size):
+    """From Explore's view (the stop before), Add this view as a step into a new lesson, through its
+    dialog (measured open); the new lesson's id once the page says it was added."""
+    b.js("document.getElementById('add-to-lesson').scrollIntoView({ block: 'center' })")
+    if not b.wait("return !document.getElementById('add-to-lesson').hidden", 20):
+        checks.check(f"{size}: signed in, Explore offers Add this view as a step", False)
+        return None
+    b.click("#add-to-lesson")
+    if not b.wait("return document.getElementById('lesson-add-dialog').open && document.getElementById('lesson-add-choice').options.length > 0", 20):
+        checks.check(f"{size}: Add this view as a step opens its dialog", False)
+        return None
+    audit(checks, shots, b, "signed in: Add this view as a step", size, "#lesson-add-title", opened_at_top=False)
+    b.js("const c = document.getElementById('lesson-add-choice'); c.value = ''; c.dispatchEvent(new Event('change'))")
+    b.type_into("#lesson-add-new-title", f"Tour {size}")
+    b.click("#lesson-add-go")
+    lesson = b.wait("const a = document.getElementById('lesson-added-link'); const m = a && /^#\\/lessons\\/([^?]+)/.exec(a.getAttribute('href')); return m && m[1]", 20)
+    checks.check(f"{size}: the view is added as step 1 of a new lesson", bool(lesson), str(b.js("return document.getElementById('status').textContent")))
+    return lesson
 
 
 def make_room(checks, shots, b, size):
