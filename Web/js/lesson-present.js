@@ -15,6 +15,7 @@
 //   session.stepShown(index); session.cameraMoved(text);   // the player's callbacks, handed on
 //   session.stop();   session.state() → {role: 'teacher', presenting, room, link, status, following, lastSent}
 import * as api from './api.js';
+import { copyLinkOnClick } from './copy-link.js';
 import { setupRoomConnection } from './room-connection.js';
 import { addressForPhones, drawQR } from './qr.js';
 import { renderTally } from './lesson-tally.js';
@@ -130,16 +131,8 @@ async function startPresenting({ player, $, say, panel, onEnd }) {
   panel.setAttribute('aria-labelledby', 'lesson-live-title');
   panel.removeAttribute('aria-label');
 
-  copy.addEventListener('click', async () => {
-    try {
-      await navigator.clipboard.writeText(linkBox.value);
-      say('Class link copied: send it to your class, or show the QR code.');
-    } catch {
-      linkBox.focus();
-      linkBox.select();
-      say('Select the class link and copy it.');
-    }
-  });
+  copyLinkOnClick(copy, linkBox, say,
+    { copied: 'Class link copied: send it to your class, or show the QR code.', select: 'Select the class link and copy it.' });
   // At an address a phone reaches (this computer's own, localhost, is every phone's own too).
   addressForPhones(classLink).then(async ({ url, why: reason }) => {
     if (ended) return;

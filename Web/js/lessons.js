@@ -11,6 +11,7 @@
 // offered first next time. The lesson itself, as a student sees it, is lesson-player.js's
 // (#/lesson/{id}); a step's view link read as Explore reads it is lesson-step-view.js's.
 import * as api from './api.js';
+import { copyLinkOnClick } from './copy-link.js';
 import { signInHref } from './account.js';
 import { addressForPhones, drawQR } from './qr.js';
 import { renderLessonText } from './lesson-text.js';
@@ -411,15 +412,8 @@ export function setupLessons(app) {
     if (url) $('lesson-share-qr').hidden = !(await drawQR($('lesson-share-qr'), url, { moduleSize: 4 }));
   }
   $('lesson-share-link').addEventListener('focus', (e) => e.target.select());
-  $('lesson-share-copy').addEventListener('click', async () => {
-    try {
-      await navigator.clipboard.writeText($('lesson-share-link').value);
-      say('Link copied: it opens the lesson.');
-    } catch {
-      $('lesson-share-link').select();
-      say('Select the link and copy it.');
-    }
-  });
+  copyLinkOnClick($('lesson-share-copy'), $('lesson-share-link'), say,
+    { copied: 'Link copied: it opens the lesson.', select: 'Select the link and copy it.' });
 
   return {
     show(arg) {

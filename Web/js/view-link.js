@@ -13,6 +13,7 @@
 //   measure: each measurement's atoms (indices into the molecule's identify table), joined by '-'.
 import { identifyTable } from './identify.js';
 import { addressForPhones, drawQR } from './qr.js';
+import { copyLinkOnClick } from './copy-link.js';
 
 const PARAMS = ['style', 'color', 'hide', 'highlight', 'sticks', 'site', 'view', 'labels', 'measure'];
 const WRITE_AFTER_MS = 400;   // the address follows the view once it has been still this long
@@ -243,15 +244,8 @@ export function setupViewLink({ $, say, viewer, molecule, options, setSticks, se
   }
   $('share-view').addEventListener('click', share);
   $('view-link-text').addEventListener('focus', (e) => e.target.select());
-  $('view-link-copy').addEventListener('click', async () => {
-    try {
-      await navigator.clipboard.writeText($('view-link-text').value);
-      say('Link copied: it opens this view.');
-    } catch {
-      $('view-link-text').select();
-      say('Select the link and copy it.');
-    }
-  });
+  copyLinkOnClick($('view-link-copy'), $('view-link-text'), say,
+    { copied: 'Link copied: it opens this view.', select: 'Select the link and copy it.' });
 
   return {
     arrive(hash) {

@@ -273,6 +273,11 @@ def test_a_teacher_makes_a_lesson_in_the_page_and_a_student_follows_it_online_an
               and steps[1]["question"] is None and steps[3]["question"] is None, json.dumps([s["question"] for s in steps]))
         share = teacher.wait("const q = document.getElementById('lesson-share-qr'); return !q.hidden && q.width > 0 && document.getElementById('lesson-share-link').value", 20)
         check("the editor shows the lesson's link (at the address a phone reaches) with its QR code", bool(share) and share.endswith(f"/#/lesson/{lesson_id}"), str(share))
+        teacher.js("document.getElementById('status').textContent = ''")
+        teacher.press("#lesson-share-copy")
+        copied = teacher.wait("const t = document.getElementById('status').textContent; return t && t", 10)
+        check("Copy link copies the lesson's link, or selects it for the person to copy, and says which",
+              copied in ("Link copied: it opens the lesson.", "Select the link and copy it."), str(copied))
         shot(teacher, shots, "lesson-editor.png", "#lesson-steps")
 
         # ---- A student, no account: the lesson's link, step by step ----
