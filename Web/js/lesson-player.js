@@ -107,6 +107,11 @@ export function setupLessonPlayer(app) {
     }
     labels.follow($('lesson-viewer'));
     $('lesson-viewer').addEventListener('viewer-frame', cameraFollow);
+    // A person who takes hold of the view while the page glides it ends the glide there: the move
+    // is theirs (before the view's own handlers see the event, so it counts as theirs).
+    for (const type of ['pointerdown', 'wheel', 'keydown']) {
+      $('lesson-viewer').addEventListener(type, () => stopGlide(), { capture: true, passive: true });
+    }
     // The checks read the viewer's camera and the model it shows (scripts/checks/test_web_lessons.py).
     window.__proteinarLesson = { viewer, player, model: () => shown?.url ?? null };
     return viewer;
@@ -133,10 +138,14 @@ export function setupLessonPlayer(app) {
     }
   }
 
+  // Ends a glide under way where it is, its promise kept; the next frame's camera is the person's.
+  let stopGlide = () => {};
+
   // The page's own camera moves: set, glided, or back to the first view.
   function place(view, smooth) {
     cancelAnimationFrame(glide);
     glide = 0;
+    stopGlide = () => {};
     clearTimeout(stillTimer);  // a report of the person's last move still to come would read the page's own move
     const done = () => { expected = cameraText(); lastSent = expected; };
     if (!smooth) {
@@ -150,6 +159,13 @@ export function setupLessonPlayer(app) {
     const from = cameraOf(viewer), to = view ?? FIRST_VIEW;
     const start = performance.now();
     return new Promise((resolve) => {
+      stopGlide = () => {
+        cancelAnimationFrame(glide);
+        glide = 0;
+        stopGlide = () => {};
+        expected = null;
+        resolve();
+      };
       const frame = () => {
         const s = Math.min(1, (performance.now() - start) / GLIDE_MS);
         const e = s < 0.5 ? 2 * s * s : 1 - 2 * (1 - s) * (1 - s);  // ease in and out
@@ -164,6 +180,7 @@ export function setupLessonPlayer(app) {
         } finally { placing--; }
         if (s < 1) { glide = requestAnimationFrame(frame); return; }
         glide = 0;
+        stopGlide = () => {};
         done();
         resolve();
       };

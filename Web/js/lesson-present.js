@@ -111,6 +111,8 @@ async function startPresenting({ player, $, say, panel, onEnd }) {
   // The count is said by the player's note line (a live region); here, the connection's state.
   const said = el('span', { id: 'lesson-live-said', class: 'lesson-live-said', role: 'status' }, 'Connecting…');
   const count = el('strong', { id: 'lesson-live-count' }, '');
+  // Who follows: the names of those signed in with an account; guests and watchers only counted.
+  const who = el('span', { id: 'lesson-live-who', class: 'meta' }, '');
   const linkBox = el('input', { id: 'lesson-live-link', type: 'text', readonly: true, value: classLink, 'aria-describedby': 'lesson-live-link-why' });
   linkBox.addEventListener('focus', () => linkBox.select());
   const copy = el('button', { type: 'button', id: 'lesson-live-copy', 'aria-label': 'Copy the class link' }, 'Copy link');
@@ -122,7 +124,7 @@ async function startPresenting({ player, $, say, panel, onEnd }) {
   const stopButton = el('button', { type: 'button', id: 'lesson-present-stop' }, 'Stop presenting');
   panel.replaceChildren(
     el('h2', { id: 'lesson-live-title' }, 'Presenting live'),
-    el('p', { class: 'lesson-live-state' }, count, el('br'), said),
+    el('p', { class: 'lesson-live-state' }, count, el('br'), who, el('br'), said),
     el('div', { class: 'field' }, el('label', { for: 'lesson-live-link' }, 'Class link: your class opens it, or scans the QR code'),
       el('div', { class: 'row' }, linkBox, copy)),
     why, qr, tallyPart,
@@ -171,8 +173,17 @@ async function startPresenting({ player, $, say, panel, onEnd }) {
     const me = sync.you?.id;
     return sync.peers.filter((p) => p.id !== me).length + (sync.watchers || 0);
   }
+  // The names of the followers signed in with an account (once each, however many tabs); guests
+  // (`guest:…`) and watchers are counted, never named.
+  function namedFollowers() {
+    const me = sync.you?.id;
+    const named = sync.peers.filter((p) => p.id !== me && p.id && p.id !== 'anonymous' && !p.id.startsWith('guest:'));
+    return [...new Map(named.map((p) => [p.id, p.name])).values()].sort((a, b) => a.localeCompare(b));
+  }
   function showCount() {
     const n = sync.status === 'live' ? following() : null;
+    const names = n ? namedFollowers() : [];
+    who.textContent = names.length ? `Signed in: ${names.join(', ')}` : n ? 'No names: those following have no account here.' : '';
     count.textContent = n === null ? '' : followingWords(n);
     count.dataset.following = n ?? '';
     player.setNote?.(n === null ? 'Presenting live' : `Presenting live · ${followingWords(n)}`);

@@ -36,7 +36,7 @@ import pytest
 
 from in_browser.rooms_page import UNNAMED
 from proteinar_testing.accounts import Account
-from proteinar_testing.browser import XR_STUB, Browser
+from proteinar_testing.browser import XR_STUB, Browser, register_through_page
 from proteinar_testing.http_client import http, want
 from proteinar_testing.qr_codes import decode_qr
 
@@ -219,6 +219,8 @@ def test_a_class_follows_a_lesson_presented_live(serve, checks, shots):
         check("…and says so in words, in a polite live region: “Following Ada · step 1 of 3”", said == "Following Ada · step 1 of 3" and live == "polite", f"{said} ({live})")
         counted = teacher.wait("const c = document.getElementById('lesson-live-count'); return c && c.textContent === '1 following' && c.textContent", 20)
         check("the teacher sees “1 following”", bool(counted), str(shown(teacher).get("following")))
+        who = teacher.js("return document.getElementById('lesson-live-who').textContent")
+        check("…and no name: a guest is counted, never named", who.startswith("No names") and "Guest" not in who, who)
 
         # ---- Next: the follower shows that step ----
         teacher.press("#lesson-next")
@@ -304,12 +306,17 @@ def test_a_class_follows_a_lesson_presented_live(serve, checks, shots):
         cai = phone()
         cai.before_each_page(SOCKETS)
         browsers.append(cai)
-        cai.go(base + "/" + class_hash)
+        # Cai signs in (the page's own register form, which comes back to the class link): named.
+        cai.go(base + "/")
+        registered = register_through_page(cai, base, "Cai", back=class_hash)
+        check("a student registers through the page and comes back to the class link", bool(registered), str(cai.js("return location.hash")))
         ok, c, t = follows(cai, teacher, 120)
         check("a follower joining late lands on the current step (3) and the teacher's camera there",
               ok and c.get("step") == 2 and not close(t.get("camera"), "q0.7071,0,0,0.7071;d1.1;t0,0,0"), f"{c} vs {t}")
         counted = teacher.wait("const c = document.getElementById('lesson-live-count'); return c && c.textContent === '2 following' && c.textContent", 20)
         check("the teacher sees “2 following”", bool(counted), str(shown(teacher).get("following")))
+        who = teacher.wait("const w = document.getElementById('lesson-live-who').textContent; return w.includes('Cai') && w", 20)
+        check("…and the name of the one signed in, not the guest's: “Signed in: Cai”", who == "Signed in: Cai", str(who))
 
         # ---- A follower answers; the teacher's tally shows it ----
         cai.js("document.getElementById('lesson-choice-0').click()")
