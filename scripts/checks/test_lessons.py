@@ -1,7 +1,8 @@
 """Lessons (issue 34) over HTTP, against a real `proteinar serve` (SQLite): making, reading, listing,
 replacing and deleting a lesson, who may do which (a refused write changes nothing: each is read
 back), every limit at its edge and one past it (a 400 naming the field), 100 lessons per account,
-the 1 MiB body (a lesson at every field's limit, escaped, fits), malformed JSON, and the answers to a lesson's questions with the owner's tally.
+the 1 MiB body (a lesson at every field's limit, escaped, fits), malformed JSON. The answers to a
+lesson's questions and the owner's tally are in test_lesson_answers.py.
 
 Following a lesson live in a room (the `present` operation) is in test_lesson_follow.py.
 
@@ -15,99 +16,22 @@ import time
 import pytest
 
 from proteinar_testing.accounts import PASSWORD, Account, rid
+from proteinar_testing.lesson_api import (VIEW, call, content, error_check, guest_key, is_error, make, question, read, serve,
+                                         step, unchanged)
 from proteinar_testing.http_client import http
 from proteinar_testing.report import short
-from proteinar_testing.server import ServerProcess
 
 LESSON_ID = re.compile(r"^l[0-9a-f]{20}$")
 STEP_ID = re.compile(r"^s[0-9a-f]{16}$")
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$")
 MAX_BODY = 1024 * 1024
-VIEW = "style=ball-and-stick&highlight=A:10-50&view=q0.12,0.3,0.1,0.94;d0.8;t0.01,0.12,0&labels=A:13"
 TEXT = ("First the whole enzyme.\n\nIts **lid** closes over *AP5A*. See [RCSB](https://www.rcsb.org/structure/1AKE).\n"
         "<b>not markup</b> & javascript:alert(1)")
 
 
-# The server and its people
-
-
-class Site:
-    server = None
-    root = ada = ben = cy = None
-
-
 @pytest.fixture(scope="module")
 def site(proteinar_bin):
-    s = Site()
-    s.server = ServerProcess(proteinar_bin, starter=False, name="lessons")
-    try:
-        s.root = Account(s.server, "Root")  # the first account: the administrator
-        s.ada, s.ben, s.cy = (Account(s.server, n) for n in ("Ada", "Ben", "Cy"))
-        yield s
-    finally:
-        s.server.close()
-
-
-def guest_key():
-    return "guest-" + rid("") + rid("")
-
-
-def call(site, method, path, body=None, who=None, **kw):
-    """A request as `who`: an Account (its bearer token), a string (a guest key) or None (nobody)."""
-    if isinstance(who, Account):
-        kw["token"] = who.token
-    elif isinstance(who, str):
-        kw["guest"] = who
-    return http(site.server, method, path, body, **kw)
-
-
-def step(molecule="1AKE", view=VIEW, text="A step.", question=None, **more):
-    return {"molecule": molecule, "view": view, "text": text, "question": question, **more}
-
-
-def question(prompt="Which domain moves most?", choices=("LID", "CORE", "NMP"), answer=0):
-    return {"prompt": prompt, "choices": list(choices), "answer": answer}
-
-
-def make(site, who, title="A lesson", steps=(), what="make a lesson"):
-    r = call(site, "POST", "/api/lessons", {"title": title, "steps": list(steps)}, who)
-    if r.status != 201 or not isinstance(r.json, dict):
-        pytest.fail(f"{what}: expected HTTP 201 and a lesson, got {r!r}", pytrace=False)
-    return r.json
-
-
-def read(site, lesson_id, who=None):
-    return call(site, "GET", f"/api/lessons/{lesson_id}", None, who)
-
-
-def is_error(r, status):
-    """HTTP `status` with the API's error body: {"error": words, "status": N}."""
-    j = r.json if isinstance(r.json, dict) else {}
-    return r.status == status and isinstance(j.get("error"), str) and len(j["error"]) >= 5 and j.get("status") == status
-
-
-def error_check(checks, name, r, status, field=None):
-    """`r` is HTTP `status` with an error body whose words name `field` (as the contract writes
-    a field: title, steps[1].question.choices[0])."""
-    ok = is_error(r, status)
-    said = (r.json or {}).get("error", "") if isinstance(r.json, dict) else ""
-    if ok and field is not None:
-        ok = field in said
-    detail = f"expected HTTP {status}" + (f" naming {field!r}" if field else "") + f", got {r!r}"
-    checks(name + (f" → {r.status} {said[:90]!r}" if ok else ""), ok, detail)
-    return ok
-
-
-def content(step_):
-    """A step without its id: what a client sent."""
-    return {k: step_.get(k) for k in ("molecule", "view", "text", "question")}
-
-
-def unchanged(checks, site, name, before):
-    """The lesson read back equals `before` (the owner's read), updatedAt included."""
-    after = read(site, before["id"], site.ada)
-    checks(f"{name}: the lesson read back is unchanged", after.status == 200 and after.json == before,
-           f"before {short(before, 200)}; after {after!r}")
+    yield from serve(proteinar_bin, "lessons")
 
 
 # 1. Making, reading, listing, replacing, deleting
@@ -443,75 +367,3 @@ def test_a_lesson_at_every_limit_fits_a_body_over_1_mib_is_refused_and_malformed
         error_check(checks, f"PUT {label}", call(site, "PUT", f"{path}/{lesson['id']}", raw, site.cy), 400)
     now = read(site, lesson["id"], site.cy).json
     checks("the lesson is unchanged after the malformed PUTs", now == lesson, f"{short(lesson, 120)} → {short(now, 120)}")
-
-
-# 3. Answers and the owner's tally
-
-
-def test_answers_from_guests_and_students_replace_and_the_owner_tallies_them_naming_only_students(site, checks):
-    lesson = make(site, site.ada, "Quiz", [
-        step(text="Which domain?", question=question(answer=1)),                          # 0: LID, CORE, NMP; CORE right
-        step(text="No question here"),                                                   # 1
-        step(text="An opinion", question=question("Pretty?", ("yes", "no"), None))])     # 2: no right answer
-    s0, s1, s2 = (s["id"] for s in lesson["steps"])
-    path = f"/api/lessons/{lesson['id']}/answers"
-    g1, g2 = guest_key(), guest_key()
-
-    def answer(who, step_id, choice, want, label):
-        r = call(site, "POST", path, {"step": step_id, "choice": choice}, who)
-        body = r.json if isinstance(r.json, dict) else {}
-        ok = r.status in (200, 201) and body == {"step": step_id, "choice": choice, "correct": want}
-        checks(f"{label} → {r.status} correct {json.dumps(want)}", ok, f"expected 200/201 {{step, choice: {choice}, correct: {json.dumps(want)}}}, got {r!r}")
-
-    answer(g1, s0, 1, True, "guest 1 answers CORE (right)")
-    answer(g2, s0, 0, False, "guest 2 answers LID (wrong)")
-    answer(g2, s0, 2, False, "guest 2 answers again, NMP (replaces its first)")
-    answer(site.cy, s0, 0, False, "Cy (signed in) answers LID")
-    answer(site.cy, s0, 1, True, "Cy answers again, CORE (replaces)")
-    answer(site.ben, s2, 1, None, "Ben answers a question without a right answer")
-    answer(g1, s2, 0, None, "guest 1 answers it too")
-
-    # Refused answers (each changes nothing: the tally below counts exactly the ones above).
-    error_check(checks, "an answer with neither an account nor a guest key", call(site, "POST", path, {"step": s0, "choice": 0}), 400)
-    r = call(site, "POST", path, {"step": s0, "choice": 0}, "short")
-    checks(f"an answer with a malformed guest key (5 characters) → 400 or 401 ({r.status})", is_error(r, 400) or is_error(r, 401), repr(r))
-    error_check(checks, "an answer to an unknown step", call(site, "POST", path, {"step": "s" + "0" * 16, "choice": 0}, g1), 404)
-    error_check(checks, "an answer to an unknown lesson",
-                call(site, "POST", f"/api/lessons/l{'0' * 20}/answers", {"step": s0, "choice": 0}, g1), 404)
-    for label, choice in (("−1", -1), ("3 of 3 choices", 3), ("99", 99), ("a string", "1"), ("null", None)):
-        error_check(checks, f"a choice out of range ({label})", call(site, "POST", path, {"step": s0, "choice": choice}, g1), 400)
-    error_check(checks, "an answer to a step without a question", call(site, "POST", path, {"step": s1, "choice": 0}, g1), 400)
-    error_check(checks, "an answer without a step", call(site, "POST", path, {"choice": 0}, g1), 400)
-    error_check(checks, "malformed JSON", call(site, "POST", path, b'{"step": ', g1), 400)
-
-    def tally(who=site.ada):
-        return call(site, "GET", path, None, who)
-
-    t = tally()
-    questions = (t.json or {}).get("questions") if isinstance(t.json, dict) else None
-    checks("GET answers by the owner → 200 {questions}", t.status == 200 and isinstance(questions, list), repr(t))
-    want = [
-        {"step": s0, "index": 0, "prompt": "Which domain moves most?", "choices": ["LID", "CORE", "NMP"], "answer": 1,
-         "counts": [0, 2, 1], "total": 3, "named": [{"name": "Cy", "choice": 1}]},
-        {"step": s2, "index": 2, "prompt": "Pretty?", "choices": ["yes", "no"], "answer": None,
-         "counts": [1, 1], "total": 2, "named": [{"name": "Ben", "choice": 1}]}]
-    by_index = sorted(questions or [], key=lambda q_: q_.get("index", 0) if isinstance(q_, dict) else 0)
-    checks("the tally: one entry per question, counts and totals with each person's last answer, "
-           "only signed-in answerers named", by_index == want, f"expected {short(want, 400)}, got {short(questions, 400)}")
-
-    error_check(checks, "the tally asked by another account", tally(site.ben), 403)
-    error_check(checks, "the tally asked by Cy, who answered", tally(site.cy), 403)
-    r = tally(None)
-    checks(f"the tally asked signed out → 401 or 403 ({r.status})", is_error(r, 401) or is_error(r, 403), repr(r))
-    r = tally(g1)
-    checks(f"the tally asked by a guest → 401 or 403 ({r.status})", is_error(r, 401) or is_error(r, 403), repr(r))
-    error_check(checks, "the tally of an unknown lesson", call(site, "GET", f"/api/lessons/l{'0' * 20}/answers", None, site.ada), 404)
-
-    # Answers stay with their step through a reordering (the ids are kept).
-    steps = lesson["steps"]
-    p = call(site, "PUT", f"/api/lessons/{lesson['id']}", {"title": "Quiz", "steps": [steps[2], steps[1], steps[0]]}, site.ada)
-    checks("reorder the quiz's steps → 200", p.status == 200, repr(p))
-    after = sorted((tally().json or {}).get("questions") or [], key=lambda q_: q_.get("index", 0))
-    moved = [{**want[1], "index": 0}, {**want[0], "index": 2}]
-    checks("after reordering, each question's answers stay with it, at its new index", after == moved,
-           f"expected {short(moved, 300)}, got {short(after, 300)}")
