@@ -1,12 +1,14 @@
 // What both sides of following a lesson live share (lesson-live.js picks a side: presenting,
 // lesson-present.js; following, lesson-follow.js): a presentation's camera as `view=` text
-// (q…;d…;t…) — read, compared within a tolerance, and the camera a step opens with, which a
+// (q…;d…;t…) — compared within a tolerance, and the camera a step opens with, which a
 // presentation leaves out — where the live panel goes on the lesson screen, the lesson the player
 // shows, and a small DOM builder.
 //
-//   readCamera(text) → {q, d, t} or null;  sameCamera(a, b[, tolerance]) → boolean
+//   sameCamera(a, b[, tolerance]) → boolean (the texts read by view-link.js's readCamera)
 //   stepCamera(lesson, step) → `view=` text;  mount($, node) → a function that takes it away again
 //   lessonOf(player) → the player's lesson or null;  el(tag, attributes, ...children) → a node
+
+import { readCamera } from './view-link.js';
 
 const FIRST_VIEW = 'q0,0,0,1;d1;t0,0,0';
 // Cameras this close are the same: 0.5° of turn, 1 % of distance, 0.01 model radii of target (the
@@ -22,15 +24,6 @@ export function el(tag, attributes = {}, ...children) {
   }
   node.append(...children.filter((c) => c !== null && c !== undefined));
   return node;
-}
-
-/** A `view=` text (q…;d…;t…) as numbers, or null. */
-export function readCamera(text) {
-  if (typeof text !== 'string') return null;
-  const parts = Object.fromEntries(text.split(';').map((p) => [p[0], p.slice(1).split(',').map(Number)]));
-  const { q, d, t } = parts;
-  const ok = q?.length === 4 && d?.length === 1 && t?.length === 3 && [...q, ...d, ...t].every(Number.isFinite);
-  return ok ? { q, d: d[0], t } : null;
 }
 
 /** Whether two `view=` texts say the same camera, within `tolerance` (a quaternion and its negative are one turn). */

@@ -44,11 +44,11 @@
 // loaded (null when it cannot be), for a module that starts before the lesson arrives.
 import * as api from './api.js';
 import { MoleculeViewer } from './viewer.js';
-import { cameraOf, readViewLink, residuesNamed, setCamera } from './view-link.js';
+import { cameraOf, cameraWords, readCamera, readViewLink, residuesNamed, setCamera } from './view-link.js';
 import { identifyTable } from './identify.js';
 import { setupLabels } from './labels.js';
 import { renderLessonText } from './lesson-text.js';
-import { cameraWords, modelOptionsOf, readCamera, stepHash } from './lesson-step-view.js';
+import { modelOptionsOf, stepHash } from './lesson-step-view.js';
 import { setupLessonOffline } from './lesson-offline.js';
 import { setupLessonQuestion } from './lesson-question.js';
 

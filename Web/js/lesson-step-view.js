@@ -1,32 +1,19 @@
 // A lesson step's view (issue 34): the step's molecule and view link read as Explore reads them —
-// its Explore address, the model options Explore would ask for, its camera as `view=` text
-// ("q…;d…;t…") and back, and a short summary of the view in words. Used by the lesson player
+// its Explore address, the model options Explore would ask for, and a short summary of the view in
+// words (a camera as `view=` text and back: view-link.js's cameraWords and readCamera). Used by the lesson player
 // (lesson-player.js), its offline prefetch (lesson-offline.js), the editor (lessons.js) and
 // Explore's Add this view as a step (lesson-add-step.js).
 //
 //   stepHash(step)         → "#/explore/{molecule}?{view}", the step's view link in Explore
-//   readCamera(text)       → a `view=` text as cameraOf's form ({q, d, t}), or null
-//   cameraWords(view)      → a camera (cameraOf's form) as `view=` text
 //   modelOptionsOf(state)  → the model options Explore asks for with a view link's state
 //   describeView(view)     → a step's view (its link's query) in words, for the editor and the dialog
-import { readViewLink, viewLink } from './view-link.js';
+import { readViewLink } from './view-link.js';
 import { colours, styles } from './model-options.js';
 
 const HIDE = ['water', 'ligands', 'hydrogens'];
 
 /** The hash of Explore's view link for a step: #/explore/{molecule}?{view}. */
 export const stepHash = (step) => `#/explore/${encodeURIComponent(step.molecule)}${step.view ? `?${step.view}` : ''}`;
-
-/** A `view=` text ("q…;d…;t…") as cameraOf's form, or null when it does not read. */
-export function readCamera(text) {
-  return readViewLink(`#/explore/x?view=${text ?? ''}`).state?.view ?? null;
-}
-
-/** A camera (cameraOf's form) as `view=` text, as view-link.js writes it. */
-export function cameraWords(view) {
-  const hash = new URL(viewLink({ id: 'x', view }, 'http://x/')).hash;
-  return /[?&]view=([^&]*)/.exec(hash)?.[1] ?? 'q0,0,0,1;d1;t0,0,0';  // the first view goes without saying in a link
-}
 
 /**
  * The model options Explore asks for when it opens a view link whose state is `state`

@@ -51,7 +51,13 @@ function writeView({ q, d, t }) {
   return text === 'q0,0,0,1;d1;t0,0,0' ? null : text;  // the first view goes without saying
 }
 
-function readView(text) {
+/** A camera (cameraOf's form) as a link's `view=` text ("q…;d…;t…"): a lesson's steps and presentations carry it. */
+export function cameraWords(view) {
+  return writeView(view) ?? 'q0,0,0,1;d1;t0,0,0';  // a link leaves the first view out; a lesson says it
+}
+
+/** A link's `view=` text as cameraOf's form, or null when it does not read. */
+export function readCamera(text) {
   const parts = Object.fromEntries(text.split(';').map((p) => [p[0], p.slice(1).split(',').map(Number)]));
   const { q, d, t } = parts;
   const ok = q?.length === 4 && d?.length === 1 && t?.length === 3 && [...q, ...d, ...t].every(Number.isFinite)
@@ -97,7 +103,7 @@ export function readViewLink(hash) {
     state: {
       style: raw.style || undefined, color: raw.color || undefined, hide: raw.hide || undefined,
       highlight: raw.highlight || undefined, sticks: raw.sticks || undefined, site: raw.site || undefined,
-      view: raw.view ? readView(raw.view) ?? undefined : undefined,
+      view: raw.view ? readCamera(raw.view) ?? undefined : undefined,
       labels: list(raw.labels), measure,
     },
   };
