@@ -228,7 +228,7 @@ function openLesson(arg) {
   lessonLive = handle;
   import(LESSON_LIVE).then(async (module) => {
     if (lessonLive !== handle) return;
-    handle.live = await module.startLessonLive?.({ player: lessonPlayer, roomID: room, $, say, account });
+    handle.live = await module.startLessonLive?.({ player: lessonPlayer, roomID: room, $, el, say, account });
     if (lessonLive !== handle) handle.live?.stop?.();
   }).catch((error) => console.warn('Following the lesson live is not available:', error));
 }

@@ -10,13 +10,13 @@
 // comes along. "Following Ada · step 2 of 3" says where things stand (a polite live region), and
 // "The teacher has stopped presenting." when the presentation ends.
 //
-//   const session = follow({ player, roomID, $, say, account });   // lesson-live.js, with `?room=`
+//   const session = follow({ player, roomID, $, el, say, account });   // lesson-live.js, with `?room=`
 //   session.stepShown(index); session.cameraMoved(text);   // the player's callbacks, handed on
 //   session.stop();   session.state() → {role: 'follower', room, status, teacher, away, sequence}
 import { setupRoomConnection } from './room-connection.js';
-import { el, lessonOf, mount, sameCamera, stepCamera } from './lesson-live-shared.js';
+import { lessonOf, mount, sameCamera, stepCamera } from './lesson-live-shared.js';
 
-export function follow({ player, roomID, $, say, account }) {
+export function follow({ player, roomID, $, el, say, account }) {
   let stopped = false;
   let teacher = null;        // the presentation followed (the last one), or null
   let everPresented = false;

@@ -1,12 +1,12 @@
 // What both sides of following a lesson live share (lesson-live.js picks a side: presenting,
 // lesson-present.js; following, lesson-follow.js): a presentation's camera as `view=` text
 // (q…;d…;t…) — compared within a tolerance, and the camera a step opens with, which a
-// presentation leaves out — where the live panel goes on the lesson screen, the lesson the player
-// shows, and a small DOM builder.
+// presentation leaves out — where the live panel goes on the lesson screen, and the lesson the player
+// shows.
 //
 //   sameCamera(a, b[, tolerance]) → boolean (the texts read by view-link.js's readCamera)
 //   stepCamera(lesson, step) → `view=` text;  mount($, node) → a function that takes it away again
-//   lessonOf(player) → the player's lesson or null;  el(tag, attributes, ...children) → a node
+//   lessonOf(player) → the player's lesson or null
 
 import { readCamera } from './view-link.js';
 
@@ -14,17 +14,6 @@ const FIRST_VIEW = 'q0,0,0,1;d1;t0,0,0';
 // Cameras this close are the same: 0.5° of turn, 1 % of distance, 0.01 model radii of target (the
 // text keeps 4 decimals).
 const CAMERA_TOLERANCE = { degrees: 0.5, distance: 0.01, target: 0.01 };
-
-export function el(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attributes)) {
-    if (k === 'class') node.className = v;
-    else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
-    else if (v !== undefined && v !== null && v !== false) node.setAttribute(k, v === true ? '' : v);
-  }
-  node.append(...children.filter((c) => c !== null && c !== undefined));
-  return node;
-}
 
 /** Whether two `view=` texts say the same camera, within `tolerance` (a quaternion and its negative are one turn). */
 export function sameCamera(a, b, tolerance = CAMERA_TOLERANCE) {

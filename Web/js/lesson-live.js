@@ -8,7 +8,7 @@
 // player's step and camera callbacks.
 //
 // Called by app.js on the lesson screen (see lesson-player.js's interface):
-//   const live = startLessonLive({ player, roomID, $, say, account });   // roomID null: no room
+//   const live = startLessonLive({ player, roomID, $, el, say, account });   // roomID null: no room
 //   live.stop();   // the person left the lesson
 // Without a room, it offers Present live to the lesson's owner (once the lesson is known).
 import { offerPresenting } from './lesson-present.js';
@@ -29,14 +29,14 @@ function listen(player) {
 }
 
 /**
- * @param {{player: object, roomID?: string|null, $: (id: string) => HTMLElement, say: Function,
+ * @param {{player: object, roomID?: string|null, $: (id: string) => HTMLElement, el: Function, say: Function,
  *          account?: {ready?: () => Promise}}} app
  * @returns {{stop: () => void}}
  */
-export function startLessonLive({ player, roomID = null, $, say, account }) {
+export function startLessonLive({ player, roomID = null, $, el, say, account }) {
   const hooks = listen(player);
   hooks.session?.stop();
-  const session = roomID ? follow({ player, roomID, $, say, account }) : offerPresenting({ player, $, say, account });
+  const session = roomID ? follow({ player, roomID, $, el, say, account }) : offerPresenting({ player, $, el, say, account });
   hooks.session = session;
   return {
     stop() {

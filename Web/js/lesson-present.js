@@ -19,7 +19,7 @@ import { copyLinkOnClick } from './copy-link.js';
 import { setupRoomConnection } from './room-connection.js';
 import { addressForPhones, drawQR } from './qr.js';
 import { renderTally } from './lesson-tally.js';
-import { el, lessonOf, mount, sameCamera, stepCamera } from './lesson-live-shared.js';
+import { lessonOf, mount, sameCamera, stepCamera } from './lesson-live-shared.js';
 
 const TALLY_EVERY_MS = 2000;
 const STOP_ACK_WAIT_MS = 3000;
@@ -28,7 +28,7 @@ const rememberedRoom = (lessonID) => `proteinar-lesson-room-${lessonID}`;
 
 const followingWords = (n) => (n === 0 ? 'No one is following yet.' : `${n} following`);
 
-export function offerPresenting({ player, $, say, account }) {
+export function offerPresenting({ player, $, el, say, account }) {
   let stopped = false;
   let presenting = null;   // the presenting part, once Present live was pressed
   let unmount = null;
@@ -42,7 +42,7 @@ export function offerPresenting({ player, $, say, account }) {
     if (presenting) return;
     button.disabled = true;
     try {
-      presenting = await startPresenting({ player, $, say, panel, onEnd: () => { presenting = null; showOffer(); } });
+      presenting = await startPresenting({ player, $, el, say, panel, onEnd: () => { presenting = null; showOffer(); } });
       if (stopped) presenting?.stop();
     } catch (error) {
       presenting = null;
@@ -83,7 +83,7 @@ export function offerPresenting({ player, $, say, account }) {
 }
 
 /** Makes (or finds again) the lesson's room, joins it and presents; resolves with its controls. */
-async function startPresenting({ player, $, say, panel, onEnd }) {
+async function startPresenting({ player, $, el, say, panel, onEnd }) {
   const lesson = lessonOf(player);
   let room = null;
   let remembered = null;
