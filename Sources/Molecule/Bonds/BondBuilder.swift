@@ -6,7 +6,7 @@ import Geometry
 /// 3. the bonds the file states (struct_conn, CONECT, LINK, SSBOND), hydrogen bonds excluded;
 /// 4. for residues the table does not know, every pair of atoms within covalent distance, found
 ///    with a spatial grid. Residues with force-field names (HID, CYX, …) use their standard
-///    residue's bonds, and their hydrogens the dictionary does not name go to the nearest heavy atom.
+///    residue's bonds; hydrogens the dictionary does not name go to the nearest heavy atom.
 /// Every bond is checked against the covalent range of its two elements, so a wrong or
 /// symmetry-generated link in a file never yields a stretched bond. Atoms of different alternate
 /// locations are never bonded to each other. A model whose file states its bonds by atom index
@@ -82,8 +82,8 @@ public enum BondBuilder {
                     for i in from { for j in to { add(i, j, bond.order, checkUnique: false) } }
                 }
             }
-            // Force-field hydrogen names differ from the dictionary's: bond each to its nearest heavy atom.
-            guard alias != nil else { continue }
+            // Hydrogens the dictionary does not name (force-field names, Open Babel's plain "H" on
+            // every polar atom): each to its nearest heavy atom.
             for k in before..<list.count { bonded[Int(list.a[k])] = true; bonded[Int(list.b[k])] = true }
             for h in range where atoms.elements[h].isHydrogen && !bonded[h] {
                 var best = -1

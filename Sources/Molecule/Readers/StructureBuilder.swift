@@ -22,7 +22,9 @@ struct ShortKey: Hashable, Sendable {
 
 /// Collects atoms in file order and turns them into models → chains → residues. Atoms of a chain
 /// that reappears later in a model (ligands and water after TER) are merged into that chain, as
-/// gemmi and most viewers do, so a chain's residues and atoms stay contiguous.
+/// gemmi and most viewers do, so a chain's residues and atoms stay contiguous; hydrogens written
+/// apart from their residue (Open Babel writes every added hydrogen after the last heavy atom) join
+/// it.
 struct StructureBuilder {
     private(set) var models: [Model] = []
     private var model = Model(number: 1)
@@ -116,6 +118,7 @@ struct StructureBuilder {
         guard inModel else { return }
         closeResidue()
         hasResidue = false
+        joinStrayHydrogens()
         finishChains()
         models.append(model)
         model = Model(number: models.count + 1)
@@ -156,6 +159,49 @@ struct StructureBuilder {
             r = e
         }
         model.chains = chains
+    }
+
+    /// A residue of hydrogens only whose chain, name, number and insertion code an earlier residue
+    /// has is that residue's: its atoms move there. (A residue number that comes again with heavy
+    /// atoms — GROMACS's wrapped numbering, a second copy — stays a residue of its own.)
+    private mutating func joinStrayHydrogens() {
+        struct Key: Hashable { let chain: ShortKey, name: String, number: Int32, icode: UInt8 }
+        func key(_ r: Int) -> Key {
+            let res = model.residues[r]
+            return Key(chain: residueChainKeys[r], name: res.name, number: res.number, icode: res.insertionCode)
+        }
+        let residues = model.residues, elements = model.atoms.elements
+        func onlyHydrogens(_ r: Int) -> Bool {
+            !residues[r].atomRange.isEmpty && residues[r].atomRange.allSatisfy { elements[$0].atomicNumber == 1 }
+        }
+        var first: [Key: Int] = [:]
+        var home = [Int?](repeating: nil, count: residues.count)
+        for r in residues.indices {
+            if onlyHydrogens(r), let owner = first[key(r)] { home[r] = owner; continue }
+            if first[key(r)] == nil { first[key(r)] = r }
+        }
+        guard home.contains(where: { $0 != nil }) else { return }
+        var strays = [[Int]](repeating: [], count: residues.count)
+        for (r, owner) in home.enumerated() { if let owner { strays[owner].append(r) } }
+        let old = model.atoms
+        var atoms = AtomTable()
+        atoms.reserveCapacity(old.count)
+        var kept: [Residue] = [], keys: [ShortKey] = [], asyms: [String] = []
+        for r in residues.indices where home[r] == nil {
+            var res = residues[r]
+            let start = Int32(atoms.count)
+            atoms.append(contentsOf: old, range: res.atomRange)
+            for s in strays[r] { atoms.append(contentsOf: old, range: residues[s].atomRange) }
+            res.atomStart = start
+            res.atomEnd = Int32(atoms.count)
+            kept.append(res)
+            keys.append(residueChainKeys[r])
+            if keepsLabelAsym { asyms.append(labelAsyms[r]) }
+        }
+        model.atoms = atoms
+        model.residues = kept
+        residueChainKeys = keys
+        if keepsLabelAsym { labelAsyms = asyms }
     }
 
     /// Rewrites residues (and their atoms) in the given order.
