@@ -112,4 +112,57 @@ struct InteractionTests {
         }
         #expect(chemistry.donors[try atom("N6")] != nil)
     }
+
+    @Test("a file's hydrogens are read as they stand, wherever written: Open Babel's, after the last heavy atom, join their residues; a protonated Asp donates, a His with its hydrogen on ND1 takes on NE2 only")
+    func givenHydrogens() throws {
+        let lines = try String(contentsOfFile: Fixtures.path("pdb1ubi.pdb"), encoding: .utf8).split(separator: "\n")
+            .filter { $0.hasPrefix("ATOM") && [" 21", " 68"].contains($0.dropFirst(22).prefix(4).suffix(3)) }
+        let text = lines.joined(separator: "\n") + """
+
+            ATOM    661  H   ASP A  21      31.747  22.221   7.388  1.00  0.00           H
+            ATOM    662  H   HIS A  68      24.635  37.135  17.840  1.00  0.00           H
+            END
+
+            """
+        let structure = try StructureReader.read(bytes: Array(text.utf8), fileName: "protonated.pdb")
+        let model = try #require(structure.firstModel)
+        #expect(model.residues.map(\.name) == ["ASP", "HIS"])
+        #expect(model.residues.allSatisfy { r in r.atomRange.contains { model.atoms.elements[$0].atomicNumber == 1 } })
+        let chemistry = AtomChemistry(model: model, bonds: BondBuilder.bonds(of: model, in: structure))
+        func atom(_ name: String, _ residue: Int) throws -> Int {
+            let found = model.atomIndex(named: name, inResidue: residue)
+            return try #require(found)
+        }
+        let od1 = try atom("OD1", 0), od2 = try atom("OD2", 0), nd1 = try atom("ND1", 1), ne2 = try atom("NE2", 1)
+        #expect(chemistry.donors[od2] != nil && chemistry.isAcceptor[od2])
+        #expect(chemistry.donors[od1] == nil && chemistry.isAcceptor[od1])
+        #expect(chemistry.donors[nd1] != nil && !chemistry.isAcceptor[nd1])
+        #expect(chemistry.donors[ne2] == nil && chemistry.isAcceptor[ne2])
+        // The backbone N of a residue that carries hydrogens, but not this one: no hydrogen is assumed.
+        #expect(chemistry.donors[try atom("N", 1)] == nil)
+        // Without them, the chemistry of pH 7: Asp charged, His's tautomer unknown.
+        let bare = try StructureReader.read(bytes: Array((lines.joined(separator: "\n") + "\nEND\n").utf8), fileName: "bare.pdb")
+        let bareModel = try #require(bare.firstModel)
+        let bareChemistry = AtomChemistry(model: bareModel, bonds: BondBuilder.bonds(of: bareModel, in: bare))
+        let bareOD2 = try #require(bareModel.atomIndex(named: "OD2", inResidue: 0))
+        let bareNE2 = try #require(bareModel.atomIndex(named: "NE2", inResidue: 1))
+        #expect(bareChemistry.donors[bareOD2] == nil && bareChemistry.donors[bareNE2] != nil && bareChemistry.isAcceptor[bareNE2])
+    }
+
+    @Test("a ligand's ring written twice (alternate locations without their letters) is one ring, not every combination of its copies")
+    func ringCopies() throws {
+        var lines: [String] = []
+        for copy in 0..<2 {
+            for k in 0..<6 {
+                let angle = Double(k) * .pi / 3, shift = Double(copy) * 0.2
+                lines.append(String(format: "HETATM%5d  C%d  BNZ A   1    %8.3f%8.3f%8.3f  0.50 10.00           C",
+                                    copy * 6 + k + 1, k + 1, 1.39 * cos(angle) + shift, 1.39 * sin(angle), 0.0))
+            }
+        }
+        let structure = try StructureReader.read(bytes: Array((lines.joined(separator: "\n") + "\nEND\n").utf8), fileName: "copies.pdb")
+        let model = try #require(structure.firstModel)
+        let chemistry = AtomChemistry(model: model, bonds: BondBuilder.bonds(of: model, in: structure))
+        let rings = RingFinder.planarRings(Array(0..<model.atoms.count), in: chemistry, deviation: 5)
+        #expect(rings.count == 1)
+    }
 }

@@ -59,7 +59,11 @@ struct AtomChemistry {
         self.metalLinks = metalLinks
         var isAcceptor = [Bool](repeating: false, count: atoms.count)
         var donors: [Int: Donor] = [:]
-        let typing = PolarTyping(atoms: atoms, neighbours: neighbours)
+        var hydrogensGiven = [Bool](repeating: false, count: atoms.count)
+        for residue in model.residues where residue.atomRange.contains(where: { kept[$0] && atoms.elements[$0].atomicNumber == 1 }) {
+            for a in residue.atomRange { hydrogensGiven[a] = true }
+        }
+        let typing = PolarTyping(atoms: atoms, neighbours: neighbours, hydrogensGiven: hydrogensGiven)
         self.typing = typing
         for residue in model.residues {
             for a in residue.atomRange where kept[a] {

@@ -6,9 +6,15 @@ import Geometry
 /// under 1.30 Å, a C–O over; a ring N with a bond under 1.33 Å carries no hydrogen); a ring or
 /// imine nitrogen of a component the Chemical Component Dictionary knows (ATP, NAD, …) has the
 /// hydrogens the dictionary gives it (ADP's N6 two, its N7 and N1 none).
+/// A residue that carries hydrogens (NMR, a simulation, a structure run through Reduce or Open
+/// Babel, a ligand refined with its hydrogens) is read as it stands: an atom gives the hydrogens it
+/// has and nothing more, whatever its name says (a protonated Asp donates, a Trp NE1 without its
+/// hydrogen does not). Residues without any are typed by the chemistry below.
 struct PolarTyping {
     let atoms: AtomTable
     let neighbours: [[Int32]]
+    /// Per atom: its residue carries hydrogens, so none is placed or assumed.
+    let hydrogensGiven: [Bool]
 
     struct Part {
         var acceptor = false
@@ -23,10 +29,16 @@ struct PolarTyping {
         neighbours[a].lazy.map(Int.init).filter { atoms.elements[$0].atomicNumber != 1 }
     }
 
-    /// A donor whose hydrogens the file gives, else `fallback`.
+    /// A donor whose hydrogens the file gives, else (in a file without them) `fallback`.
     private func donor(_ a: Int, _ fallback: @autoclosure () -> AtomChemistry.Donor?) -> AtomChemistry.Donor? {
         let given = hydrogens(a)
-        return given.isEmpty ? fallback() : .placed(given)
+        return !given.isEmpty ? .placed(given) : hydrogensGiven[a] ? nil : fallback()
+    }
+
+    /// The hydrogens the file gives an atom that carries none by its name (a protonated carboxylate).
+    private func givenDonor(_ a: Int) -> AtomChemistry.Donor? {
+        let given = [7, 8].contains(atoms.elements[a].atomicNumber) ? hydrogens(a) : []
+        return given.isEmpty ? nil : .placed(given)
     }
 
     /// Hydrogens in the plane of an sp2 atom: one on the outer bisector of its two heavy neighbours,
@@ -95,20 +107,22 @@ struct PolarTyping {
         let name = atoms.names[a]
         let standard = ResidueKind.standardNames[residueName] ?? residueName
         switch (standard, name) {
-        case (_, "O"), (_, "OXT"): return Part(acceptor: true)
+        case (_, "O"), (_, "OXT"): return Part(acceptor: true, donor: givenDonor(a))
         case ("PRO", "N"): return Part()
         case (_, "N"):
             // The N-terminus's amine turns; a peptide N–H lies on the outer bisector of C(i−1) and Cα.
             return Part(donor: donor(a, heavy(a).count >= 2 ? planarHydrogens(a, count: 1) : staggeredHydrogens(a, count: 3)))
         case ("ARG", "NE"), ("TRP", "NE1"): return Part(donor: donor(a, planarHydrogens(a, count: 1)))
         case ("ARG", "NH1"), ("ARG", "NH2"), ("ASN", "ND2"), ("GLN", "NE2"): return Part(donor: donor(a, planarHydrogens(a, count: 2)))
-        case ("HIS", "ND1"), ("HIS", "NE2"): return Part(acceptor: true, donor: donor(a, planarHydrogens(a, count: 1)))
+        case ("HIS", "ND1"), ("HIS", "NE2"):
+            // Either tautomer, unless the file says which nitrogen has the hydrogen.
+            return Part(acceptor: !hydrogensGiven[a] || hydrogens(a).isEmpty, donor: donor(a, planarHydrogens(a, count: 1)))
         case ("LYS", "NZ"): return Part(donor: donor(a, staggeredHydrogens(a, count: 3)))
         case ("SER", "OG"), ("THR", "OG1"): return Part(acceptor: true, donor: donor(a, staggeredHydrogens(a, count: 1)))
         // A phenol's hydrogen lies in the ring's plane, on one side or the other.
         case ("TYR", "OH"): return Part(acceptor: true, donor: donor(a, planarHydrogens(a, count: 2)))
         default:
-            if let names = Self.acceptorNames[standard] { return Part(acceptor: names.contains(name)) }
+            if let names = Self.acceptorNames[standard] { return Part(acceptor: names.contains(name), donor: givenDonor(a)) }
             // A modified amino acid's side chain: typed as any other molecule.
             return otherPart(a, isWater: false, residueName: residueName)
         }
@@ -140,7 +154,7 @@ struct PolarTyping {
         case 8:
             if isWater || around.isEmpty { return Part(acceptor: true, donor: given.isEmpty ? .free : .placed(given)) }
             if !given.isEmpty { return Part(acceptor: true, donor: .placed(given)) }
-            guard around.count == 1 else { return Part(acceptor: true) }  // an ether or ester oxygen
+            guard around.count == 1, !hydrogensGiven[a] else { return Part(acceptor: true) }  // an ether or ester oxygen
             let x = around[0]
             // Oxygen on a P, S or N (phosphate, sulfate, nitro), or a C=O: no hydrogen.
             let partner = atoms.elements[x].atomicNumber
@@ -151,6 +165,8 @@ struct PolarTyping {
                 // With its hydrogens in the file: an acceptor only with a lone pair left.
                 return Part(acceptor: around.count + given.count <= 3 && !isPlanar(a), donor: .placed(given))
             }
+            // Without a hydrogen in a file that gives them: an acceptor if a lone pair is left.
+            if hydrogensGiven[a] { return Part(acceptor: around.count < 3 || (around.count == 3 && !isPlanar(a))) }
             switch around.count {
             case 0: return Part(acceptor: true, donor: .free)  // ammonia, ammonium
             case 1:

@@ -48,14 +48,17 @@ enum RingFinder {
                 if next == start, path.count >= 5 {
                     let key = path.sorted()
                     if found.insert(key).inserted, isPlanar(path, chemistry, deviation),
-                       let ring = AromaticRing(atoms: path, positions: chemistry.positions) { rings.append(ring) }
+                       let ring = AromaticRing(atoms: path, positions: chemistry.positions),
+                       !rings.contains(where: { distance($0.center, ring.center) < 1 }) { rings.append(ring) }
                 } else if next != start, path.count < 6, !path.contains(next) {
                     walk(path + [next])
                 }
             }
         }
         for a in atoms.sorted() where chemistry.element(a) != 1 { walk([a]) }
-        // A 6-ring fused with a 5-ring is not also a 9-ring: only rings of 5 and 6 were walked.
+        // A 6-ring fused with a 5-ring is not also a 9-ring: only rings of 5 and 6 were walked. Two
+        // rings' centres are never within 1 Å: a second is a copy of the first (alternate locations
+        // written without their letters, as Open Babel writes them, give every combination of them).
         return rings
     }
 
