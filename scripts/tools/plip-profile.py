@@ -2,12 +2,19 @@
 .venv-plip python: scripts/tools/setup-plip.sh). Atoms are named (chain, residue number, atom name);
 each interaction is [kind, key...] as test_interactions.py builds ours.
 
-    .venv-plip/bin/python scripts/tools/plip-profile.py FILE.pdb[.gz]
+    .venv-plip/bin/python scripts/tools/plip-profile.py FILE.pdb[.gz] [--protonated-out OUT.pdb]
+    .venv-plip/bin/python scripts/tools/plip-profile.py OUT.pdb --hydrogens-given
+
+By default PLIP adds polar hydrogens itself (Open Babel's AddPolarHydrogens); --protonated-out keeps
+the file it wrote with them. --hydrogens-given runs PLIP with its --nohydro setting: it reads the
+file's hydrogens and adds none (so it can be given the file the first run wrote).
 """
+import argparse
+import glob
 import gzip
 import json
 import os
-import sys
+import shutil
 import tempfile
 
 from plip.basic import config
@@ -25,8 +32,9 @@ def ring(atoms):
     return sorted(name(a) for a in atoms)
 
 
-def main(path):
+def main(path, protonated_out=None, hydrogens_given=False):
     config.OUTPATH = tempfile.mkdtemp()  # PLIP writes its protonated file there
+    config.NOHYDRO = hydrogens_given
     text = gzip.open(path, "rt").read() if path.endswith(".gz") else open(path).read()
     with tempfile.NamedTemporaryFile("w", suffix=".pdb", delete=False) as f:
         f.write(text)
@@ -56,8 +64,18 @@ def main(path):
             out.append(["water-bridge", name(atom(w.d_orig_idx)), name(atom(w.a_orig_idx)), name(atom(w.water_orig_idx))])
         for m in site.metal_complexes:
             out.append(["metal-complex", name(atom(m.metal_orig_idx)), name(atom(m.target_orig_idx))])
+    if protonated_out:
+        written = glob.glob(os.path.join(config.OUTPATH, "*_protonated.pdb"))
+        if len(written) != 1:
+            raise SystemExit(f"PLIP wrote {len(written)} protonated files in {config.OUTPATH}")
+        shutil.copyfile(written[0], protonated_out)
     print(json.dumps(out))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    parser = argparse.ArgumentParser()
+    parser.add_argument("path")
+    parser.add_argument("--protonated-out")
+    parser.add_argument("--hydrogens-given", action="store_true")
+    args = parser.parse_args()
+    main(args.path, args.protonated_out, args.hydrogens_given)
