@@ -130,30 +130,25 @@ struct StructureBuilder {
     private mutating func finishChains() {
         // Drop residues that received no atoms (cannot normally happen, but keeps invariants).
         let n = model.residues.count
-        var order: [Int] = []
-        order.reserveCapacity(n)
         var contiguous = true
         var seen: Set<ShortKey> = []
         var prev: ShortKey? = nil
         for k in residueChainKeys {
             if k != prev { if seen.contains(k) { contiguous = false; break }; seen.insert(k); prev = k }
         }
-        if contiguous {
-            order = Array(0..<n)
-        } else {
+        if !contiguous {
             var byChain: [ShortKey: [Int]] = [:]
             for (r, k) in residueChainKeys.enumerated() { byChain[k, default: []].append(r) }
-            for k in chainOrder { order.append(contentsOf: byChain[k] ?? []) }
-            reorder(residues: order)
+            rewrite(residues: chainOrder.flatMap { byChain[$0] ?? [] })
         }
         if keepsLabelAsym { model.residueLabelAsym = labelAsyms }
         // Build chain ranges.
         var chains: [Chain] = []
         var r = 0
         while r < n {
-            let k = residueChainKeys[order[r]]
+            let k = residueChainKeys[r]
             var e = r + 1
-            while e < n, residueChainKeys[order[e]] == k { e += 1 }
+            while e < n, residueChainKeys[e] == k { e += 1 }
             chains.append(Chain(id: chainNames[k] ?? "", labelID: keepsLabelAsym ? model.residueLabelAsym[r] : (chainNames[k] ?? ""),
                                 residueStart: Int32(r), residueEnd: Int32(e)))
             r = e
@@ -174,55 +169,44 @@ struct StructureBuilder {
         func onlyHydrogens(_ r: Int) -> Bool {
             !residues[r].atomRange.isEmpty && residues[r].atomRange.allSatisfy { elements[$0].atomicNumber == 1 }
         }
+        // Most files have none: then no residue's key is built.
+        guard residues.indices.contains(where: onlyHydrogens) else { return }
         var first: [Key: Int] = [:]
-        var home = [Int?](repeating: nil, count: residues.count)
-        for r in residues.indices {
-            if onlyHydrogens(r), let owner = first[key(r)] { home[r] = owner; continue }
-            if first[key(r)] == nil { first[key(r)] = r }
-        }
-        guard home.contains(where: { $0 != nil }) else { return }
         var strays = [[Int]](repeating: [], count: residues.count)
-        for (r, owner) in home.enumerated() { if let owner { strays[owner].append(r) } }
-        let old = model.atoms
-        var atoms = AtomTable()
-        atoms.reserveCapacity(old.count)
-        var kept: [Residue] = [], keys: [ShortKey] = [], asyms: [String] = []
-        for r in residues.indices where home[r] == nil {
-            var res = residues[r]
-            let start = Int32(atoms.count)
-            atoms.append(contentsOf: old, range: res.atomRange)
-            for s in strays[r] { atoms.append(contentsOf: old, range: residues[s].atomRange) }
-            res.atomStart = start
-            res.atomEnd = Int32(atoms.count)
-            kept.append(res)
-            keys.append(residueChainKeys[r])
-            if keepsLabelAsym { asyms.append(labelAsyms[r]) }
+        var kept: [Int] = []
+        for r in residues.indices {
+            if onlyHydrogens(r), let owner = first[key(r)] { strays[owner].append(r); continue }
+            if first[key(r)] == nil { first[key(r)] = r }
+            kept.append(r)
         }
-        model.atoms = atoms
-        model.residues = kept
-        residueChainKeys = keys
-        if keepsLabelAsym { labelAsyms = asyms }
+        guard kept.count < residues.count else { return }
+        rewrite(residues: kept, joining: strays)
     }
 
-    /// Rewrites residues (and their atoms) in the given order.
-    private mutating func reorder(residues order: [Int]) {
+    /// Rewrites residues (and their atoms, chain keys and label_asym_ids) in the given order, each
+    /// followed by the atoms of the residues `joining` gives it.
+    private mutating func rewrite(residues order: [Int], joining: [[Int]] = []) {
         let old = model
         var atoms = AtomTable()
         atoms.reserveCapacity(old.atoms.count)
         var residues: [Residue] = []
         residues.reserveCapacity(order.count)
-        var asyms: [String] = []
+        var keys: [ShortKey] = [], asyms: [String] = []
+        keys.reserveCapacity(order.count)
         for r in order {
             var res = old.residues[r]
             let start = Int32(atoms.count)
             atoms.append(contentsOf: old.atoms, range: res.atomRange)
+            for s in joining.isEmpty ? [] : joining[r] { atoms.append(contentsOf: old.atoms, range: old.residues[s].atomRange) }
             res.atomStart = start
             res.atomEnd = Int32(atoms.count)
             residues.append(res)
+            keys.append(residueChainKeys[r])
             if keepsLabelAsym { asyms.append(labelAsyms[r]) }
         }
         model.atoms = atoms
         model.residues = residues
+        residueChainKeys = keys
         if keepsLabelAsym { labelAsyms = asyms }
     }
 
